@@ -1,0 +1,73 @@
+"""`autograd-lab trace FILE...` and `autograd-lab serve`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.limits import DEFAULT_LIMITS, Limits
+from app.trace import run_source
+
+
+def _limits(pairs: list[str]) -> Limits:
+    values: dict[str, int] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in Limits.names() or not value.isdigit():
+            raise SystemExit(f"autograd-lab: --limit takes NAME=INTEGER with NAME one of "
+                             f"{', '.join(Limits.names())}")
+        values[name] = int(value)
+    return DEFAULT_LIMITS.with_values(**values)
+
+
+def trace(args: argparse.Namespace) -> int:
+    """One JSON document per file, one per line, in order; exit 1 if any has an error."""
+    limits = _limits(args.limit)
+    failed = False
+    for path in args.files:
+        try:
+            if path == "-":
+                source = sys.stdin.read()
+            else:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    source = f.read()
+        except OSError as e:
+            print(f"autograd-lab: cannot read {path}: {e.strerror}", file=sys.stderr)
+            return 2
+        document = run_source(source, limits)
+        failed = failed or document.error is not None
+        sys.stdout.write(document.model_dump_json() + "\n")
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    settings = Settings(host=args.host, port=args.port)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="autograd-lab", description="See PyTorch's "
+                                     "backward pass, one ready-queue pop at a time.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("trace", help="print the trace of each program as JSON Lines")
+    t.add_argument("files", nargs="+", metavar="FILE", help="program files; - reads stdin")
+    t.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="change one of the lab's limits (see app/limits.py)")
+    t.set_defaults(run=trace)
+    s = sub.add_parser("serve", help="serve the lab on http://HOST:PORT")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.set_defaults(run=serve)
+    args = parser.parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

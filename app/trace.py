@@ -1,0 +1,221 @@
+"""Events to the contract's trace document (pydantic), and one function to run a source.
+
+`run_source` is the one way in for the command line and the API alike. `trace_events`
+turns the runner's events into JSON-ready pieces one at a time, so the streaming route
+can send each as soon as the engine yields it; `run_source` just collects them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any, Union
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from app.layout import layout
+from app.limits import DEFAULT_LIMITS, Limits
+from app.runner import PassStarted, ProgramFinished, Runner
+from app.source import SourceError, parse
+from engine import TORCH_VERSION
+from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
+from engine.printing import format_values
+
+JSONValue = Union[float, int, str, None, list[Any]]
+
+
+def encode(values: Any) -> JSONValue:
+    """float32 values widened to JSON numbers; nan and infinities as strings."""
+    if values is None:
+        return None
+    out = np.asarray(values).tolist()
+    return _finite(out)
+
+
+def _finite(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def printed(values: Any) -> str | None:
+    """The values as PyTorch prints them: `tensor(28.)`."""
+    return None if values is None else f"tensor({format_values(values)})"
+
+
+class ErrorInfo(BaseModel):
+    type: str = Field(description="RuntimeError, TypeError, ... or SyntaxError/UnsupportedError")
+    message: str = Field(description="PyTorch's message word for word, or the lab's")
+    line: int | None = Field(None, description="1-based line of the statement or text")
+    col: int | None = Field(None, description="1-based column")
+
+
+class SavedValue(BaseModel):
+    name: str = Field(description="as in `grad_fn._saved_<name>`")
+    value: str = Field(description="printed value")
+    is_tensor: bool
+    released: bool
+
+
+class GraphNode(BaseModel):
+    id: int
+    name: str
+    seq: int
+    next: list[int | None] = Field(description="next_functions, in argument order")
+    variable: str | None = Field(description="the variable this node's output was bound to")
+    leaf: str | None = Field(description="AccumulateGrad: the leaf's name")
+    value: str | None = Field(description="AccumulateGrad: the leaf's value, printed")
+    shape: list[int]
+    saved: list[SavedValue]
+    layer: int = Field(description="layout: 0 is the output, leaves at the bottom")
+    x: float = Field(description="layout: position within the layer")
+
+
+class Graph(BaseModel):
+    root: int
+    nodes: list[GraphNode]
+
+
+class Sent(BaseModel):
+    edge: int = Field(description="index into the node's next_functions")
+    to: int
+    value: JSONValue
+    text: str | None
+
+
+class Step(BaseModel):
+    """One ready-queue pop. `name`, `seq` and `leaf` are the contract's fields."""
+
+    name: str
+    seq: int
+    leaf: str | None
+    node: int
+    grad: JSONValue = Field(description="the summed gradient the node received")
+    grad_text: str | None
+    sent: list[Sent] = []
+    dependencies: dict[int, int] = Field({}, description="counts that changed")
+    ready: list[int] = Field([], description="nodes this pop made ready")
+    queue: list[int] = Field([], description="the ready queue afterwards, in pop order")
+    released: list[str] = Field([], description="saved tensors freed after the node ran")
+    grad_before: JSONValue = None
+    grad_after: JSONValue = None
+    grad_before_text: str | None = None
+    grad_after_text: str | None = None
+    error: ErrorInfo | None = None
+
+
+class Pass(BaseModel):
+    output: str
+    line: int
+    retain_graph: bool
+    create_graph: bool
+    graph: Graph | None = None
+    dependencies: dict[int, int] = {}
+    steps: list[Step] = []
+
+
+class Trace(BaseModel):
+    """The contract's document (`passes`, `grads`, `error`) with the lab's details."""
+
+    torch_version: str = TORCH_VERSION
+    passes: list[Pass] = []
+    grads: dict[str, JSONValue] = {}
+    error: ErrorInfo | None = None
+
+
+# -- events to pieces ----------------------------------------------------------------------
+
+def graph_model(event: GraphRecorded) -> Graph:
+    places = layout(event.root, event.nodes)
+    return Graph(root=event.root, nodes=[
+        GraphNode(id=n.id, name=n.name, seq=n.seq, next=list(n.next_ids), variable=n.bound_to,
+                  leaf=n.leaf, value=printed(n.leaf_value), shape=list(n.shape),
+                  saved=[_saved(s) for s in n.saved], layer=places[n.id][0],
+                  x=places[n.id][1])
+        for n in event.nodes])
+
+
+def _saved(s: SavedInfo) -> SavedValue:
+    text = printed(s.value) if s.is_tensor and not s.released else str(s.value)
+    return SavedValue(name=s.name, value=text or "", is_tensor=s.is_tensor, released=s.released)
+
+
+def step_model(e: NodePopped, line: int) -> Step:
+    error = None if e.error is None else ErrorInfo(type=e.error.type_name,
+                                                   message=e.error.message, line=line)
+    return Step(
+        name=e.name, seq=e.seq, leaf=e.leaf, node=e.node, grad=encode(e.grad),
+        grad_text=printed(e.grad),
+        sent=[Sent(edge=s.edge, to=s.to, value=encode(s.value), text=printed(s.value))
+              for s in e.sent],
+        dependencies=e.dependencies, ready=list(e.ready), queue=list(e.queue),
+        released=list(e.released), grad_before=encode(e.grad_before),
+        grad_after=encode(e.grad_after), grad_before_text=printed(e.grad_before),
+        grad_after_text=printed(e.grad_after), error=error)
+
+
+TraceEvent = tuple[str, BaseModel]
+
+
+def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[TraceEvent]:
+    """("pass", Pass) / ("graph", Graph) / ("dependencies", ...) / ("step", Step) pieces,
+    as the engine produces them, ending with ("done", Trace) holding grads and error."""
+    try:
+        program = parse(source, limits)
+    except SourceError as e:
+        yield "done", Trace(error=ErrorInfo(type=e.type, message=e.message, line=e.line,
+                                            col=e.col))
+        return
+    line = 0
+    for event in Runner(program, limits).run():
+        if isinstance(event, PassStarted):
+            line = event.line
+            yield "pass", Pass(output=event.output, line=event.line,
+                               retain_graph=event.retain_graph, create_graph=event.create_graph)
+        elif isinstance(event, GraphRecorded):
+            yield "graph", graph_model(event)
+        elif isinstance(event, DependenciesCounted):
+            yield "dependencies", Dependencies(dependencies=event.dependencies)
+        elif isinstance(event, NodePopped):
+            yield "step", step_model(event, line)
+        elif isinstance(event, ProgramFinished):
+            error = event.error
+            yield "done", Trace(
+                grads={name: encode(v) for name, v in event.grads.items()},
+                error=None if error is None else ErrorInfo(
+                    type=error.type, message=error.message, line=error.line, col=error.col))
+
+
+class Dependencies(BaseModel):
+    dependencies: dict[int, int]
+
+
+def collect(events: Iterator[TraceEvent]) -> Trace:
+    """Fold the pieces into one Trace document."""
+    passes: list[Pass] = []
+    for kind, piece in events:
+        if kind == "pass":
+            assert isinstance(piece, Pass)
+            passes.append(piece)
+        elif kind == "graph":
+            assert isinstance(piece, Graph)
+            passes[-1].graph = piece
+        elif kind == "dependencies":
+            assert isinstance(piece, Dependencies)
+            passes[-1].dependencies = piece.dependencies
+        elif kind == "step":
+            assert isinstance(piece, Step)
+            passes[-1].steps.append(piece)
+        elif kind == "done":
+            assert isinstance(piece, Trace)
+            piece.passes = passes
+            return piece
+    raise AssertionError("trace events ended without done")
+
+
+def run_source(source: str, limits: Limits = DEFAULT_LIMITS) -> Trace:
+    """Parse, run and trace one program: the CLI's and the API's shared entry point."""
+    return collect(trace_events(source, limits))

@@ -1,0 +1,51 @@
+"""InputBuffer: where a node's incoming gradients wait and are summed.
+
+The first gradient is stored; each later one is added as `old + new` in arrival order
+(input_buffer.cpp `accumulate`). In float32 the order can change the result, so it is
+kept exactly: see the reference's `a*1.0 + a*-1e8 + a*1e8` example.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.functions._record import cast
+from engine.tensor import Tensor, as_values
+
+if TYPE_CHECKING:
+    from engine.node import Node
+
+
+class InputBuffer:
+    __slots__ = ("total",)
+
+    def __init__(self) -> None:
+        self.total: Tensor | None = None
+
+    def add(self, grad: Tensor) -> None:
+        self.total = grad if self.total is None else self.total + grad
+
+
+def validate_output(grad: Tensor, target: Node) -> Tensor:
+    """`validate_outputs`: sum a broadcast gradient back to the input's shape and dtype."""
+    shape = target.input_shape
+    values = grad.data
+    if np.shape(values) != shape:
+        values = sum_to(values, shape)
+    if target.input_dtype is not None and np.asarray(values).dtype != target.input_dtype:
+        values = cast(values, target.input_dtype)
+    if values is grad.data:
+        return grad
+    return Tensor(as_values(values, np.asarray(values).dtype), grad.ctx,
+                  grad_fn=grad.grad_fn)
+
+
+def sum_to(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """`at::sum_to`: sum away leading dimensions and dimensions that were 1."""
+    lead = np.ndim(values) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and np.shape(values)[lead + i] != 1)
+    summed = np.sum(values, axis=axes, keepdims=True, dtype=np.asarray(values).dtype)
+    return summed.reshape(shape)

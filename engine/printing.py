@@ -1,0 +1,80 @@
+"""Tensors printed as PyTorch prints them: `tensor(28.)`, `tensor([1.0000e-05, 2.0000e+00])`.
+
+A port of torch/_tensor_str.py's `_Formatter` for the dtypes and sizes the lab has:
+integer-valued floats print as `28.`, others with 4 decimals, and scientific notation
+when the values span more than 1000x or leave [1e-4, 1e8].
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+PRECISION = 4
+
+
+class _Formatter:
+    def __init__(self, values: np.ndarray) -> None:
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = [float(v) if self.floating else int(v) for v in values.reshape(-1)]
+        if not self.floating:
+            self.max_width = max([len(str(v)) for v in flat] + [1])
+            return
+        finite = [v for v in flat if math.isfinite(v) and v != 0]
+        if not finite:
+            return
+        lo, hi = min(abs(v) for v in finite), max(abs(v) for v in finite)
+        self.int_mode = all(v == math.ceil(v) for v in finite)
+        if self.int_mode:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
+            texts = ([f"{v:.{PRECISION}e}" for v in finite] if self.sci_mode
+                     else [f"{v:.0f}." for v in finite])
+        else:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+            texts = [f"{v:.{PRECISION}{'e' if self.sci_mode else 'f'}}" for v in finite]
+        self.max_width = max(len(t) for t in texts)
+
+    def format(self, value: Any) -> str:
+        if not self.floating:
+            text = str(int(value))
+        else:
+            v = float(value)
+            if self.sci_mode:
+                text = f"{v:.{PRECISION}e}"
+            elif self.int_mode:
+                text = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+            else:
+                text = f"{v:.{PRECISION}f}"
+        return " " * (self.max_width - len(text)) + text
+
+
+def format_values(data: Any, indent: int = 7) -> str:
+    """The bracketed body PyTorch prints for these values (without `tensor(` ... `)`)."""
+    values = np.asarray(data)
+    formatter = _Formatter(values)
+    if values.ndim == 0:
+        return formatter.format(values[()])
+    return _nested(values, formatter, indent)
+
+
+def _nested(values: np.ndarray, formatter: _Formatter, indent: int) -> str:
+    if values.ndim == 1:
+        return "[" + ", ".join(formatter.format(v) for v in values) + "]"
+    separator = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
+    return "[" + separator.join(_nested(v, formatter, indent + 1) for v in values) + "]"
+
+
+def format_tensor(t: Any, *, suffixes: bool = True) -> str:
+    """`repr(t)`: values, then `requires_grad=True` for a leaf or `grad_fn=<...>`."""
+    text = "tensor(" + format_values(t.data)
+    if suffixes:
+        if t.grad_fn is not None:
+            text += f", grad_fn=<{t.grad_fn.name}>"
+        elif t.requires_grad:
+            text += ", requires_grad=True"
+    return text + ")"
