@@ -9,6 +9,11 @@ from app.limits import DEFAULT_LIMITS, Limits
 from app.trace import run_source
 
 
+# The contract's fields alone: which nodes popped, in order, and the final grads.
+BRIEF = {"passes": {"__all__": {"output": True, "steps": {"__all__": {"name", "seq", "leaf"}}}},
+         "grads": True, "error": True}
+
+
 def _limits(pairs: list[str]) -> Limits:
     values: dict[str, int] = {}
     for pair in pairs:
@@ -36,7 +41,7 @@ def trace(args: argparse.Namespace) -> int:
             return 2
         document = run_source(source, limits)
         failed = failed or document.error is not None
-        sys.stdout.write(document.model_dump_json() + "\n")
+        sys.stdout.write(document.model_dump_json(include=BRIEF if args.brief else None) + "\n")
         sys.stdout.flush()
     return 1 if failed else 0
 
@@ -58,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="print the trace of each program as JSON Lines")
     t.add_argument("files", nargs="+", metavar="FILE", help="program files; - reads stdin")
+    t.add_argument("--brief", action="store_true",
+                   help="print only the contract's fields (passes' steps, grads, error)")
     t.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="change one of the lab's limits (see app/limits.py)")
     t.set_defaults(run=trace)

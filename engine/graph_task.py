@@ -94,7 +94,14 @@ class GraphTask:
             ctx.grad_mode = saved_mode
 
     def evaluate_function(self, node: Node, inputs: InputBuffer) -> NodePopped:
-        """Run one node and hand its gradients on; the event says what happened."""
+        """Run one node and hand its gradients on; the event says what happened.
+
+        Overflow, nan and division by zero are values here, as in PyTorch, not warnings.
+        """
+        with np.errstate(all="ignore"):
+            return self._evaluate_function(node, inputs)
+
+    def _evaluate_function(self, node: Node, inputs: InputBuffer) -> NodePopped:
         grad = inputs.total
         assert grad is not None
         is_accumulate = isinstance(node, AccumulateGrad)

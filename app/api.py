@@ -1,0 +1,67 @@
+"""The JSON API: traces (whole or streamed), presets, health."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Request
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from app.presets import PRESETS, Preset
+from app.settings import Settings
+from app.trace import Trace, run_source, trace_events
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class TraceRequest(BaseModel):
+    source: str = Field(description="a program in the lab's language (CONTRACT.md)",
+                        examples=["w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"])
+
+
+class Health(BaseModel):
+    status: str = "ok"
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+@router.post("/trace", response_model=Trace)
+async def trace(body: TraceRequest, request: Request) -> Trace:
+    """The whole trace of one program. Rejected programs and PyTorch's errors come back as
+    a document with `error` set, not as an HTTP error."""
+    limits = _settings(request).limits()
+    return await run_in_threadpool(run_source, body.source, limits)
+
+
+@router.post("/trace/stream", response_class=EventSourceResponse)
+async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[ServerSentEvent]:
+    """The same trace as Server-Sent Events, each sent as the engine produces it:
+    `pass`, `graph`, `dependencies`, then one `step` per ready-queue pop, and finally
+    `done` (a Trace with grads and error; its passes are empty, having been streamed)."""
+    limits = _settings(request).limits()
+    events = trace_events(body.source, limits)
+    while True:
+        piece = await run_in_threadpool(next, events, None)
+        if piece is None:
+            return
+        kind, model = piece
+        yield ServerSentEvent(event=kind, raw_data=model.model_dump_json())
+
+
+@router.get("/presets", response_model=list[Preset])
+async def presets() -> list[Preset]:
+    """The presets, each with its one-line teaching goal."""
+    return PRESETS
+
+
+health_router = APIRouter(tags=["health"])
+
+
+@health_router.get("/healthz", response_model=Health)
+async def healthz() -> Health:
+    return Health()
