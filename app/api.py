@@ -17,8 +17,9 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 
 class TraceRequest(BaseModel):
-    source: str = Field(description="a program in the lab's language (CONTRACT.md)",
-                        examples=["w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"])
+    source: str = Field(
+        description="a program in the lab's language (CONTRACT.md)",
+        examples=["w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"])
 
 
 class Health(BaseModel):

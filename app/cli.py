@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from app.limits import DEFAULT_LIMITS, Limits
 from app.trace import run_source
 
-
 # The contract's fields alone: which nodes popped, in order, and the final grads.
-BRIEF = {"passes": {"__all__": {"output": True, "steps": {"__all__": {"name", "seq", "leaf"}}}},
-         "grads": True, "error": True}
+BRIEF: dict[str, Any] = {
+    "passes": {"__all__": {"output": True, "steps": {"__all__": {"name", "seq", "leaf"}}}},
+    "grads": True,
+    "error": True,
+}
 
 
 def _limits(pairs: list[str]) -> Limits:

@@ -197,7 +197,9 @@ class Runner:
             return self.binary(expr)
         if isinstance(expr, UnaryOp):
             operand = self.evaluate(expr.operand)
-            return -operand if expr.op == "-" else +operand
+            if expr.op == "-":
+                return -operand
+            return operand if isinstance(operand, Tensor) else +operand   # `+t` is t itself
         if isinstance(expr, Call):
             return self.call(expr)
         if isinstance(expr, TensorCall):

@@ -177,7 +177,7 @@ class _Translator:
             raise unsupported(call, "backward() takes gradient, retain_graph and "
                                     "create_graph")
         values: dict[str, Expr] = {}
-        for name, arg in zip(BACKWARD_ARGS, call.args):
+        for name, arg in zip(BACKWARD_ARGS, call.args, strict=False):
             values[name] = self._expr(arg, 0, keyword=True)
         for kw in call.keywords:
             if kw.arg not in BACKWARD_ARGS:

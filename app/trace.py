@@ -7,6 +7,7 @@ can send each as soon as the engine yields it; `run_source` just collects them.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterator
 from typing import Any, Union
@@ -16,12 +17,14 @@ from pydantic import BaseModel, Field
 
 from app.layout import layout
 from app.limits import DEFAULT_LIMITS, Limits
+from app.program import Program
 from app.runner import PassStarted, ProgramFinished, Runner
 from app.source import SourceError, parse
 from engine import TORCH_VERSION
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
 from engine.printing import format_values
 
+logger = logging.getLogger(__name__)
 JSONValue = Union[float, int, str, None, list[Any]]
 
 
@@ -29,8 +32,8 @@ def encode(values: Any) -> JSONValue:
     """float32 values widened to JSON numbers; nan and infinities as strings."""
     if values is None:
         return None
-    out = np.asarray(values).tolist()
-    return _finite(out)
+    out: JSONValue = _finite(np.asarray(values).tolist())
+    return out
 
 
 def _finite(x: Any) -> Any:
@@ -169,6 +172,16 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
         yield "done", Trace(error=ErrorInfo(type=e.type, message=e.message, line=e.line,
                                             col=e.col))
         return
+    try:
+        yield from _run_events(program, limits)
+    except Exception as e:   # a bug of the lab's: report it, keep serving everyone else
+        logger.exception("internal error while tracing")
+        yield "done", Trace(error=ErrorInfo(
+            type="InternalError", message=f"the lab failed on this program ({type(e).__name__}: "
+            f"{e}); this is a bug in the lab, not in your program"))
+
+
+def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
     line = 0
     for event in Runner(program, limits).run():
         if isinstance(event, PassStarted):

@@ -26,8 +26,11 @@ def backward(output: Any, gradient: Any = None, retain_graph: Any = None,
     """Run `output.backward(...)`, yielding the engine's events as it goes."""
     if not isinstance(output, Tensor):
         raise errors.no_attribute(output, "backward")
-    grad = _make_grad(output, _first_gradient(gradient))
+    gradients = _tensor_or_tensors_to_tuple(gradient)
+    grad = _make_grad(output, gradients[0]) if gradients else None
     keep_graph = bool(create_graph) if retain_graph is None else bool(retain_graph)
+    if not gradients:
+        raise TorchError("RuntimeError", "got 1 tensors and 0 gradients")
     edge = gradient_edge(output)
     if edge is None or grad is None:
         raise TorchError("RuntimeError", errors.NO_GRAD_FN)
@@ -36,12 +39,13 @@ def backward(output: Any, gradient: Any = None, retain_graph: Any = None,
     yield from task.execute()
 
 
-def _first_gradient(gradient: Any) -> Any:
-    """`_tensor_or_tensors_to_tuple(gradient, 1)[0]`: a list gives its first element."""
+def _tensor_or_tensors_to_tuple(gradient: Any) -> tuple[Any, ...]:
+    """A tensor or None stands for itself; anything else goes through `tuple()`, so a
+    list gives its elements (only the first is used) and a number is not iterable."""
     if gradient is None or isinstance(gradient, Tensor):
-        return gradient
+        return (gradient,)
     if isinstance(gradient, (list, tuple)):
-        return gradient[0] if gradient else None
+        return tuple(gradient)
     raise errors.not_iterable(gradient)
 
 

@@ -82,7 +82,8 @@ def bad_gradient_type(value: object) -> TorchError:
 
 
 def ragged(length: int, dim: int, got: int) -> TorchError:
-    return TorchError("ValueError", f"expected sequence of length {length} at dim {dim} (got {got})")
+    return TorchError("ValueError",
+                      f"expected sequence of length {length} at dim {dim} (got {got})")
 
 
 def torch_size(shape: tuple[int, ...]) -> str:

@@ -15,6 +15,7 @@ them. Nothing here recurses over the graph; depth is limited only by memory.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -104,9 +105,9 @@ class GraphTask:
     def _evaluate_function(self, node: Node, inputs: InputBuffer) -> NodePopped:
         grad = inputs.total
         assert grad is not None
-        is_accumulate = isinstance(node, AccumulateGrad)
-        before = node.variable.grad.data if is_accumulate and node.variable.grad else None
-        leaf = node.variable.name if is_accumulate else None
+        leaf_tensor = node.variable if isinstance(node, AccumulateGrad) else None
+        before = _grad_values(leaf_tensor)
+        leaf = leaf_tensor.name if leaf_tensor is not None else None
         try:
             outputs = node.apply([grad])
         except TorchError as error:
@@ -135,7 +136,7 @@ class GraphTask:
                 del self.not_ready[nxt]
                 self.ready_queue.push(nxt.sequence_nr, (nxt, buffer))
                 ready.append(nxt.id)
-        after = node.variable.grad.data if is_accumulate and node.variable.grad else None
+        after = _grad_values(leaf_tensor)
         return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data, tuple(sent),
                           changed, tuple(ready), self._queue(), released, before, after)
 
@@ -143,17 +144,21 @@ class GraphTask:
         return tuple(n.id for n, _ in self.ready_queue.in_pop_order())
 
 
+def _grad_values(leaf: Tensor | None) -> Any:
+    return None if leaf is None or leaf.grad is None else leaf.grad.data
+
+
 def describe(node: Node) -> NodeInfo:
     """A snapshot of a node for the graph view."""
-    is_accumulate = isinstance(node, AccumulateGrad)
+    leaf = node.variable if isinstance(node, AccumulateGrad) else None
     return NodeInfo(
         id=node.id,
         name=node.name,
         seq=node.sequence_nr,
         next_ids=tuple(e.function.id if e else None for e in node.next_edges),
         bound_to=node.bound_to,
-        leaf=node.variable.name if is_accumulate else None,
-        leaf_value=node.variable.data if is_accumulate else None,
+        leaf=leaf.name if leaf is not None else None,
+        leaf_value=leaf.data if leaf is not None else None,
         shape=node.input_shape,
         saved=tuple(
             SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.functions._record import cast
-from engine.tensor import Tensor, as_values
+from engine.tensor import Tensor, Values, as_values
 
 if TYPE_CHECKING:
     from engine.node import Node
@@ -42,7 +42,7 @@ def validate_output(grad: Tensor, target: Node) -> Tensor:
                   grad_fn=grad.grad_fn)
 
 
-def sum_to(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def sum_to(values: Values, shape: tuple[int, ...]) -> Values:
     """`at::sum_to`: sum away leading dimensions and dimensions that were 1."""
     lead = np.ndim(values) - len(shape)
     axes = tuple(range(lead)) + tuple(

@@ -6,6 +6,9 @@ Formulas follow PyTorch's derivatives.yaml. They are written with tensor operato
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 from engine import errors
@@ -17,8 +20,10 @@ from engine.functions._record import (
     result_dtype,
     wrap,
 )
+from engine.functions.higher_order import where
+from engine.functions.pointwise import log
 from engine.node import Node
-from engine.tensor import FLOAT32, INT64, Number, Tensor, as_values
+from engine.tensor import FLOAT32, INT64, Number, Tensor, Values, as_values
 
 
 class AddBackward0(Node):
@@ -170,7 +175,7 @@ def neg(self: Tensor) -> Tensor:
 
 # -- powers ----------------------------------------------------------------------------
 
-def _power(base: np.ndarray | np.generic, exponent: float, dtype: np.dtype) -> object:
+def _power(base: Values, exponent: float, dtype: np.dtype[Any]) -> Values:
     """pow(Tensor, Scalar) as PyTorch's CPU kernel special-cases common exponents."""
     if exponent == 2:
         return base * base
@@ -219,8 +224,8 @@ def pow(self: Tensor, exponent: Tensor | Number) -> Tensor:
 class PowBackward1(Node):
     """self ** exponent (both tensors).
 
-    self gets grad * exponent * self ** (exponent - 1), or 0 where exponent is 0;
-    exponent gets grad * result * log(self), or 0 where self is 0 and exponent >= 0.
+    self gets grad * (exponent * self ** (exponent - 1)), or 0 where exponent is 0;
+    exponent gets grad * (result * log(self)), or 0 where self is 0 and exponent >= 0.
     """
 
     name = "PowBackward1"
@@ -230,15 +235,12 @@ class PowBackward1(Node):
         saved = self.unpack_saved()
         base, exponent, result = saved["self"], saved["exponent"], saved["result"]
         grad_self = grad_exponent = None
-        g = float_values(grad)
-        b, e, r = float_values(base), float_values(exponent), float_values(result)
         if self.needs_input_grad(0):
-            term = e * np.power(b, e - np.float32(1))
-            values = np.where(e == 0, np.float32(0), g * term)
-            grad_self = Tensor(as_values(values, FLOAT32), grad.ctx)
+            term = grad * (exponent * base ** (exponent - 1))
+            grad_self = where(np.asarray(exponent.data) == 0, np.float32(0), term)
         if self.needs_input_grad(1):
-            term = np.where((b == 0) & (e >= 0), np.float32(0), r * np.log(b))
-            grad_exponent = Tensor(as_values(g * term, FLOAT32), grad.ctx)
+            zero_base = (np.asarray(base.data) == 0) & (np.asarray(exponent.data) >= 0)
+            grad_exponent = grad * where(zero_base, np.float32(0), result * log(base))
         return [grad_self, grad_exponent]
 
 
@@ -256,7 +258,8 @@ def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
 
 
 class PowBackward2(Node):
-    """number ** exponent (`2 ** a`, pow.Scalar): exponent gets grad * result * log(number)."""
+    """number ** exponent (`2 ** a`, pow.Scalar): exponent gets grad * (result * log(number)),
+    or 0 where the number is 0 and exponent >= 0."""
 
     name = "PowBackward2"
 
@@ -264,13 +267,11 @@ class PowBackward2(Node):
         (grad,) = grads
         saved = self.unpack_saved()
         base, exponent, result = saved["self"], saved["exponent"], saved["result"]
-        g, r = float_values(grad), float_values(result)
-        log_base = np.float32(np.log(np.float64(base))) if base > 0 else np.float32(
-            0.0 if base == 0 else np.nan)
-        term = r * log_base
+        log_base = math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
+        term = result * log_base
         if base == 0:
-            term = np.where(float_values(exponent) >= 0, np.float32(0), term)
-        return [Tensor(as_values(g * term, FLOAT32), grad.ctx)]
+            term = where(np.asarray(exponent.data) >= 0, np.float32(0), term)
+        return [grad * term]
 
 
 def pow_scalar_base(base: Number, exponent: Tensor) -> Tensor:

@@ -12,6 +12,13 @@ from typing import Any
 import numpy as np
 
 from engine.functions._record import float_values, record
+from engine.functions.higher_order import (
+    SgnBackward0,
+    SigmoidBackwardBackward0,
+    TanhBackwardBackward0,
+    ThresholdBackwardBackward0,
+    recorded,
+)
 from engine.node import Node
 from engine.tensor import FLOAT32, Tensor, as_values
 
@@ -29,9 +36,9 @@ class _Pointwise(Node):
         raise NotImplementedError
 
 
-def _fused(grad: Tensor, values: Any) -> Tensor:
+def _fused(node_type: type[Node], grad: Tensor, saved: Tensor, values: Any) -> Tensor:
     """A gradient from one fused backward kernel (tanh_backward, threshold_backward ...)."""
-    return Tensor(as_values(values, FLOAT32), grad.ctx)
+    return recorded(node_type, as_values(values, FLOAT32), [grad, saved], grad)
 
 
 class TanhBackward0(_Pointwise):
@@ -41,7 +48,8 @@ class TanhBackward0(_Pointwise):
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         y = np.asarray(saved.data, dtype=np.float64)
-        return _fused(grad, float_values(grad) * (1.0 - y * y).astype(np.float32))
+        return _fused(TanhBackwardBackward0, grad, saved,
+                      float_values(grad) * (1.0 - y * y).astype(np.float32))
 
 
 class ExpBackward0(_Pointwise):
@@ -60,7 +68,8 @@ class SigmoidBackward0(_Pointwise):
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         y = float_values(saved)
-        return _fused(grad, float_values(grad) * (np.float32(1) - y) * y)
+        return _fused(SigmoidBackwardBackward0, grad, saved,
+                      float_values(grad) * (np.float32(1) - y) * y)
 
 
 class ReluBackward0(_Pointwise):
@@ -70,7 +79,8 @@ class ReluBackward0(_Pointwise):
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         g = np.broadcast_to(float_values(grad), saved.shape)
-        return _fused(grad, np.where(float_values(saved) <= 0, np.float32(0), g))
+        return _fused(ThresholdBackwardBackward0, grad, saved,
+                      np.where(float_values(saved) <= 0, np.float32(0), g))
 
 
 class SqrtBackward0(_Pointwise):
@@ -119,7 +129,9 @@ class AbsBackward0(_Pointwise):
     saves = "self"
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        return _fused(grad, float_values(grad) * np.sign(float_values(saved)))
+        sgn = recorded(SgnBackward0, as_values(np.sign(float_values(saved)), FLOAT32),
+                       [saved], saved)
+        return grad * sgn
 
 
 def _sigmoid(x: Any) -> Any:
@@ -152,4 +164,4 @@ cos = _unary(CosBackward0, np.cos)
 sigmoid = _unary(SigmoidBackward0, _sigmoid)
 relu = _unary(ReluBackward0, lambda x: np.maximum(x, x.dtype.type(0)), keeps_integers=True)
 sqrt = _unary(SqrtBackward0, np.sqrt)
-abs = _unary(AbsBackward0, np.abs, keeps_integers=True)  # noqa: A001  (torch.abs)
+abs = _unary(AbsBackward0, np.abs, keeps_integers=True)

@@ -6,13 +6,15 @@ import numpy as np
 
 from engine import errors
 from engine.functions._record import record
+from engine.functions.higher_order import ExpandBackward0, recorded
 from engine.node import Node
 from engine.tensor import FLOAT32, INT64, Tensor, as_values
 
 
 def _expand(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     """`grad.expand(sizes)`: the 0-d gradient copied to every element."""
-    return Tensor(as_values(np.broadcast_to(grad.data, shape).copy(), grad.dtype), grad.ctx)
+    values = as_values(np.broadcast_to(grad.data, shape).copy(), grad.dtype)
+    return recorded(ExpandBackward0, values, [grad], grad)
 
 
 class SumBackward0(Node):
@@ -25,7 +27,7 @@ class SumBackward0(Node):
         return [_expand(grad, self.unpack_saved()["self_sym_sizes"])]
 
 
-def sum(self: Tensor) -> Tensor:  # noqa: A001  (torch.sum)
+def sum(self: Tensor) -> Tensor:
     dtype = FLOAT32 if self.is_floating_point else INT64
     out, node = record(SumBackward0, [self], as_values(np.sum(self.data, dtype=dtype), dtype), self)
     if node:
