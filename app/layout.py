@@ -24,7 +24,7 @@ from collections.abc import Callable
 from engine.events import NodeInfo
 
 NODE_WIDTH = 0.8          # columns; static/js/views/geometry.js: NODE_W / COL
-NODE_HEIGHT = 0.5         # rows;    static/js/views/geometry.js: NODE_H / ROW
+NODE_HEIGHT = 0.55        # rows;    static/js/views/geometry.js: NODE_H / ROW
 BEND = 0.5                # rows over which an edge leaves and enters vertically (at most)
 SWEEPS = 8
 PLACEMENT_ROUNDS = 40

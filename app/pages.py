@@ -1,21 +1,86 @@
-"""The lab page: a Jinja2 shell; native ES modules from static/ do the rest."""
+"""The lab page: a Jinja2 shell; native ES modules from static/ do the rest.
+
+Static files are served under `/static/<version>/...`, where the version is a hash of
+the whole static tree. Every URL the shell writes carries it, and because ES modules
+import each other by relative URLs (`./store.js`), their imports carry it too: a
+browser can cache every file forever and still never run a stale module. A request
+under another version (an old page) gets today's file with `no-cache`.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.responses import Response
+from starlette.staticfiles import PathLike
+from starlette.types import Scope
 
 ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "static"
+TEMPLATES = ROOT / "templates"
+IMMUTABLE = "public, max-age=31536000, immutable"
+
 router = APIRouter(tags=["pages"])
+_templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())
+
+
+@dataclass(frozen=True)
+class StaticTree:
+    """The static files' version and the modules the page preloads."""
+
+    version: str
+    modules: tuple[str, ...]
+
+    def url(self, path: str) -> str:
+        return f"/static/{self.version}/{path}"
+
+
+def static_tree(directory: Path = STATIC) -> StaticTree:
+    digest = hashlib.sha256()
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    for path in files:
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    modules = tuple(p.relative_to(directory).as_posix() for p in files if p.suffix == ".js")
+    return StaticTree(version=digest.hexdigest()[:12], modules=modules)
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-async def index() -> HTMLResponse:
-    return HTMLResponse("<!doctype html><title>Autograd Lab</title><p>The lab page is coming.")
+async def index(request: Request) -> HTMLResponse:
+    tree: StaticTree = request.app.state.static_tree
+    html = _templates.get_template("index.html").render(
+        static=tree.url, modules=[tree.url(m) for m in tree.modules if m != "js/app.js"])
+    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+
+class VersionedStatic(StaticFiles):
+    """`/static/<version>/<path>` serves `static/<path>`; cached forever when the version
+    is current."""
+
+    def __init__(self, directory: Path, version: str) -> None:
+        super().__init__(directory=directory)
+        self.version = version
+
+    def get_path(self, scope: Scope) -> str:
+        _version, _, rest = super().get_path(scope).replace("\\", "/").partition("/")
+        return rest or "."
+
+    def file_response(self, full_path: PathLike, stat_result: os.stat_result, scope: Scope,
+                      status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        current = super().get_path(scope).replace("\\", "/").split("/", 1)[0] == self.version
+        response.headers["Cache-Control"] = IMMUTABLE if current else "no-cache"
+        return response
 
 
 def mount_static(app: FastAPI) -> None:
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    tree = static_tree()
+    app.state.static_tree = tree
+    app.mount("/static", VersionedStatic(STATIC, tree.version), name="static")

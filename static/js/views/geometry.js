@@ -1,11 +1,11 @@
 // The graph's drawing geometry, shared by graph.js and checked against app/layout.py
 // by tests/test_layout.py: NODE_W / COL == NODE_WIDTH and NODE_H / ROW == NODE_HEIGHT.
-export const COL = 220;        // px per layout column (x)
-export const ROW = 152;        // px per layer
-export const NODE_W = 176;
-export const NODE_H = 76;
+export const COL = 230;        // px per layout column (x)
+export const ROW = 140;        // px per layer
+export const NODE_W = 184;
+export const NODE_H = 77;
 export const BEND = 0.5;       // rows over which an edge leaves and enters vertically
-export const PAD = 40;
+export const PAD = 28;
 export const TWIN = 16;        // px between the two edges of `a * a`
 
 /** The point at t of the edge from the bottom of (x1, layer1) to the top of (x2, layer2),

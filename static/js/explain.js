@@ -1,0 +1,212 @@
+// One sentence for each step, built only from the step's event and the graph: pure
+// functions, so the words always match the numbers the server sent.
+
+import { isAccumulate, isVector, listing, nodeLabel, operand, plural, short, targetLabel } from './labels.js';
+
+const FREED = 'Trying to backward through the graph a second time';
+
+/** {sentence, detail} for the frame the page shows. */
+export function explainFrame(frame, run) {
+  if (!frame.graph) return explainNoGraph(run);
+  if (frame.end) return explainEnd(frame, run);
+  if (frame.j < 0) return explainStart(frame);
+  return explainStep(frame);
+}
+
+function explainNoGraph(run) {
+  if (run.status === 'running') return { sentence: 'Tracing the program…', detail: '' };
+  const e = run.error;
+  if (e && (e.type === 'SyntaxError' || e.type === 'UnsupportedError')) {
+    return { sentence: `The lab did not run this program: fix line ${e.line}, column ${e.col}, where it is underlined.`,
+             detail: e.message };
+  }
+  if (e) {
+    return { sentence: `backward() raised ${e.type} before the engine popped any node, so there is no step to show.`,
+             detail: e.message };
+  }
+  if (run.status === 'done') return { sentence: 'The program ran, but no backward() popped a node.', detail: '' };
+  return { sentence: 'Press Run to trace the program.', detail: '' };
+}
+
+function explainStart(frame) {
+  const root = frame.byId.get(frame.graph.root);
+  const call = `${frame.pass.output}.backward()`;
+  const which = frame.passIndex > 0 ? `Backward call ${frame.passIndex + 1}, ${call}` : call;
+  const fn = isAccumulate(root) ? `${nodeLabel(root)}, since ${frame.pass.output} is a leaf`
+    : `${nodeLabel(root)}, the grad_fn of ${frame.pass.output}`;
+  return {
+    sentence: `${which} (line ${frame.pass.line}) starts: the engine counts how many gradients each node will receive, then puts ${fn}, in the ready queue.`,
+    detail: 'The badge on each node is that count. Press → or Play to pop the first node.',
+  };
+}
+
+function explainStep(frame) {
+  const step = frame.step;
+  const node = frame.byId.get(step.node);
+  const label = nodeLabel(node);
+  if (step.error) return explainError(frame, node, label);
+  const verb = action(frame, node);
+  let sentence;
+  if (frame.j === 0) {
+    const what = isAccumulate(node) ? label : `${label}, the grad_fn of ${frame.pass.output},`;
+    sentence = `${what} pops first with the seed gradient ${short(step.grad_text)} and ${verb}.`;
+  } else {
+    const others = frame.prevQueue.filter((id) => id !== step.node).map((id) => frame.byId.get(id));
+    sentence = others.length ? `${label} runs before ${listing(others.map(nodeLabel))}: ${reason(node, others)}; it ${verb}.`
+      : `${label} ${verb}.`;
+  }
+  return { sentence, detail: detail(frame, node, step) };
+}
+
+/** Why the ready queue popped this node rather than the others waiting. */
+function reason(node, others) {
+  const all = others.length > 1 ? 'all are ready' : 'both are ready';
+  if (isAccumulate(node) && others.every(isAccumulate)) {
+    return `${all} with the same sequence number (MAX), and PyTorch's heap pops this one first`;
+  }
+  if (isAccumulate(node)) return `${all}, and AccumulateGrad's sequence number (MAX) is the largest`;
+  return `${all}, and #${node.seq} is the largest sequence number: later operations run first`;
+}
+
+/** What the node does, as a verb phrase: "sends 14 × 2 = 28 to w". */
+function action(frame, node) {
+  const step = frame.step;
+  if (isAccumulate(node)) {
+    if (step.grad_before === null) return `writes ${node.leaf}.grad = ${short(step.grad_after_text)} (its first gradient)`;
+    return `adds ${short(step.grad_text)} to ${node.leaf}.grad: ${short(step.grad_before_text)} + ${short(step.grad_text)} = ${short(step.grad_after_text)}`;
+  }
+  if (step.sent.length === 0) return 'sends nothing: none of its inputs needs a gradient';
+  const parts = step.sent.map((s) => ({ expr: formula(node, step, s), to: targetLabel(frame.byId.get(s.to)), text: s.text }));
+  if (parts.length === 2 && parts[0].to === parts[1].to && parts[0].expr === parts[1].expr) {
+    return `sends ${parts[0].expr} to ${parts[0].to} along both edges`;
+  }
+  return `sends ${listing(parts.map((p) => `${p.expr} to ${p.to}`))}`;
+}
+
+/** The local derivative at work, from the node's saved values: "14 × 2 = 28". */
+export function formula(node, step, sent) {
+  const saved = Object.fromEntries(node.saved.map((s) => [s.name, s.value]));
+  const g = operand(step.grad_text);
+  const out = short(sent.text);
+  const neg = (x) => `−${x}`;
+  const rules = {
+    MulBackward0: () => saved[sent.edge === 0 ? 'other' : 'self'] && `${g} × ${operand(saved[sent.edge === 0 ? 'other' : 'self'])}`,
+    AddBackward0: () => (sent.edge === 1 && saved.alpha && saved.alpha !== '1' ? `${g} × ${saved.alpha}` : null),
+    SubBackward0: () => (sent.edge === 1 ? neg(g) : null),
+    RsubBackward1: () => neg(g),
+    NegBackward0: () => neg(g),
+    DivBackward0: () => (sent.edge === 0 ? saved.other && `${g} / ${operand(saved.other)}`
+      : saved.self && saved.other && `${neg(g)} × ${operand(saved.self)} / ${operand(saved.other)}²`),
+    PowBackward0: () => saved.self && saved.exponent && `${g} × ${saved.exponent} × ${operand(saved.self)}^(${saved.exponent} − 1)`,
+    TanhBackward0: () => saved.result && `${g} × (1 − ${operand(saved.result)}²)`,
+    SigmoidBackward0: () => saved.result && `${g} × ${operand(saved.result)} × (1 − ${operand(saved.result)})`,
+    ExpBackward0: () => saved.result && `${g} × ${operand(saved.result)}`,
+    LogBackward0: () => saved.self && `${g} / ${operand(saved.self)}`,
+    SinBackward0: () => saved.self && `${g} × cos(${short(saved.self)})`,
+    CosBackward0: () => saved.self && `${g} × −sin(${short(saved.self)})`,
+    SqrtBackward0: () => saved.result && `${g} / (2 × ${operand(saved.result)})`,
+    ReluBackward0: () => saved.result && `${g} × (${short(saved.result)} > 0)`,
+    AbsBackward0: () => saved.self && `${g} × sign(${short(saved.self)})`,
+    ReciprocalBackward0: () => saved.result && `${g} × −${operand(saved.result)}²`,
+    MeanBackward0: () => saved.self_sym_numel && `${g} / ${saved.self_sym_numel}`,
+  };
+  const rule = rules[node.name];
+  const expr = rule ? rule() : null;
+  if (!expr) return out;
+  const summed = isVector(step.grad_text) && !isVector(sent.text) ? ', summed' : '';
+  return `${expr}${summed} = ${out}`;
+}
+
+function detail(frame, node, step) {
+  const parts = [];
+  const received = frame.nodes.get(step.node).received;
+  if (received.length > 1) {
+    parts.push(`Its input buffer summed the ${received.length} gradients it received: ${received.map((r) => operand(r.text)).join(' + ')} = ${short(step.grad_text)}.`);
+  }
+  const tensors = new Set(node.saved.filter((s) => s.is_tensor).map((s) => s.name));
+  const freed = step.released.filter((n) => tensors.has(n));
+  if (freed.length) {
+    parts.push(`Then it frees its saved ${listing(freed)}: backward() keeps nothing it no longer needs.`);
+  }
+  const ready = step.ready.map((id) => frame.byId.get(id)).filter(Boolean);
+  if (ready.length) {
+    parts.push(`${listing(ready.map(nodeLabel))} ${plural(ready.length, 'has', 'have')} all ${plural(ready.length, 'its', 'their')} gradients now and ${plural(ready.length, 'joins', 'join')} the ready queue.`);
+  }
+  if (isAccumulate(node) && step.grad_before !== null) {
+    parts.push('.grad accumulates: backward() adds to it and never resets it.');
+  } else if (isAccumulate(node)) {
+    parts.push(`${node.leaf}.grad was None, so AccumulateGrad stores the gradient; a later backward() would add to it.`);
+  }
+  if (!parts.length && frame.k === frame.pops) parts.push('Backward is done: every node has run.');
+  return parts.join(' ');
+}
+
+function explainError(frame, node, label) {
+  const e = frame.step.error;
+  if (e.message.startsWith(FREED)) {
+    const names = node.saved.filter((s) => s.is_tensor).map((s) => s.name);
+    return {
+      sentence: `${label} cannot run: an earlier backward() freed its saved ${listing(names)}, so PyTorch raises RuntimeError and backward stops here.`,
+      detail: `${e.type}: ${e.message}`,
+    };
+  }
+  return { sentence: `${label} raises ${e.type}, and backward stops here.`, detail: e.message };
+}
+
+function explainEnd(frame, run) {
+  const e = run.error;
+  if (e) {
+    return { sentence: `After the steps above, line ${e.line} raises ${e.type}.`, detail: e.message };
+  }
+  const reset = frame.leaves.filter((l) => l.grad === null).map((l) => `${l.name}.grad = None`);
+  if (reset.length) {
+    return { sentence: `After the last backward(), the program sets ${listing(reset)}: the gradients are forgotten.`,
+             detail: 'A later backward() would write .grad afresh (a first write) instead of adding to it.' };
+  }
+  return { sentence: 'After the last backward(), the program changed .grad.', detail: '' };
+}
+
+// -- the "backward again" notes ---------------------------------------------------------------
+
+/** One sentence on what a "backward again" rewrite did, from the new trace. */
+export function explainNote(note, run) {
+  if (!note || run.status !== 'done' || !run.passes.length) return '';
+  const changes = gradChanges(run);
+  const last = run.passes.at(-1);
+  const failed = last.steps.find((s) => s.error);
+  if (note === 'again' || note === 'again-retain') {
+    if (failed) {
+      const node = last.graph.nodes.find((n) => n.id === failed.node);
+      return `The second ${last.output}.backward() stopped at ${nodeLabel(node)}: the first backward() had freed the saved tensors it needs, so PyTorch raises RuntimeError. Tick retain_graph=True to keep them.`;
+    }
+    if (note === 'again-retain') {
+      return `With retain_graph=True the first backward() kept its saved tensors, so the second one ran through the same graph and added again: ${changes}.`;
+    }
+    return `This graph saves no tensors that backward() needs, so the second backward() ran too and added again: ${changes}.`;
+  }
+  if (note === 'forward') {
+    const seqs = last.graph.nodes.filter((n) => !isAccumulate(n)).map((n) => n.seq);
+    const range = seqs.length ? `#${Math.min(...seqs)}–#${Math.max(...seqs)}` : '';
+    return `The new forward pass recorded new nodes ${range} (the sequence numbers continue), and backward() added into .grad: ${changes}.`;
+  }
+  if (note === 'zero') {
+    const names = Object.keys(run.grads).map((n) => `${n}.grad`);
+    return `${listing(names)} = None forgets the gradients: a later backward() writes .grad afresh instead of adding to it.`;
+  }
+  return '';
+}
+
+/** "w.grad 28 → 56 and b.grad 14 → 28": first write of the first pass → final value. */
+function gradChanges(run) {
+  const first = {};
+  const last = {};
+  for (const pass of run.passes) {
+    for (const step of pass.steps) {
+      if (step.leaf === null || step.error) continue;
+      if (!(step.leaf in first)) first[step.leaf] = step.grad_after_text;
+      last[step.leaf] = step.grad_after_text;
+    }
+  }
+  const items = Object.keys(first).map((leaf) => `${leaf}.grad ${short(first[leaf])} → ${short(last[leaf])}`);
+  return items.length ? listing(items) : 'no .grad changed';
+}

@@ -1,0 +1,233 @@
+// The one state object, and pure functions over it: `reduce` folds actions (typing,
+// server events, moving the step) into a new state; `frameAt` derives what the page
+// shows at one step. Nothing here touches the DOM or the network.
+
+export const SPEEDS = [0.5, 1, 2, 4];
+export const THEMES = ['auto', 'light', 'dark'];
+
+export function emptyRun(status = 'idle', source = '') {
+  return { status, source, passes: [], grads: {}, error: null };
+}
+
+export function initialState(init = {}) {
+  return {
+    program: init.program ?? '',
+    presets: [],
+    run: emptyRun(),
+    step: init.step ?? 0,
+    playing: false,
+    settings: {
+      speed: SPEEDS.includes(init.speed) ? init.speed : 1,
+      theme: THEMES.includes(init.theme) ? init.theme : 'auto',
+      retain: Boolean(init.retain),
+    },
+    note: init.note ?? null,
+  };
+}
+
+export function reduce(state, action) {
+  switch (action.type) {
+    case 'program':
+      return action.program === state.program ? state : { ...state, program: action.program, note: null };
+    case 'presets':
+      return { ...state, presets: action.presets };
+    case 'run-start':
+      return { ...state, run: emptyRun('running', action.source), step: action.step ?? 0,
+               playing: Boolean(action.playing), note: action.note ?? null };
+    case 'event':
+      return { ...state, run: fold(state.run, action.kind, action.data) };
+    case 'run-failed':
+      return { ...state, playing: false,
+               run: { ...state.run, status: 'failed',
+                      error: { type: 'NetworkError', message: action.message, line: null, col: null } } };
+    case 'step':
+      return { ...state, step: clampStep(state.run, action.step) };
+    case 'playing':
+      return { ...state, playing: action.playing };
+    case 'settings':
+      return { ...state, settings: { ...state.settings, ...action.settings } };
+    default:
+      return state;
+  }
+}
+
+/** One server event folded into the run: pass, graph, dependencies, step, done. */
+export function fold(run, kind, data) {
+  const passes = run.passes;
+  const last = passes.length - 1;
+  const withLast = (change) => passes.map((p, i) => (i === last ? { ...p, ...change } : p));
+  switch (kind) {
+    case 'pass':
+      return { ...run, passes: [...passes, { ...data, graph: null, dependencies: {}, steps: [] }] };
+    case 'graph':
+      return { ...run, passes: withLast({ graph: data }) };
+    case 'dependencies':
+      return { ...run, passes: withLast({ dependencies: data.dependencies }) };
+    case 'step':
+      return { ...run, passes: withLast({ steps: [...passes[last].steps, data] }) };
+    case 'done':
+      return { ...run, status: 'done', grads: data.grads, error: data.error };
+    default:
+      return run;
+  }
+}
+
+// -- the timeline: step 0 is before the first pop; step k is after the k-th pop -------------
+
+const timelines = new WeakMap();
+
+export function timeline(run) {
+  let t = timelines.get(run);
+  if (t) return t;
+  const places = [{ p: 0, j: -1 }];
+  run.passes.forEach((pass, p) => pass.steps.forEach((_, j) => places.push({ p, j })));
+  const pops = places.length - 1;
+  const end = run.status === 'done' && pops > 0 && endDiffers(run);
+  if (end) places.push({ p: run.passes.length - 1, j: run.passes.at(-1).steps.length - 1, end: true });
+  t = { places, pops, end, count: places.length };
+  timelines.set(run, t);
+  return t;
+}
+
+/** Whether the program changed something after its last pop (`w.grad = None`, an error in a
+ * later backward() call): then the timeline ends with one more frame showing it. */
+function endDiffers(run) {
+  const lastStep = run.passes.at(-1).steps.at(-1);
+  if (run.error && !(lastStep && lastStep.error)) return true;
+  const written = lastWrites(run.passes, Infinity);
+  return Object.entries(run.grads).some(([leaf, value]) =>
+    leaf in written && JSON.stringify(written[leaf].grad_after) !== JSON.stringify(value));
+}
+
+export function clampStep(run, step) {
+  const n = timeline(run).count - 1;
+  return Math.max(0, Math.min(Number.isFinite(step) ? Math.trunc(step) : 0, run.status === 'done' ? n : Math.max(n, step)));
+}
+
+export function shownStep(state) {
+  return Math.max(0, Math.min(state.step, timeline(state.run).count - 1));
+}
+
+/** The last AccumulateGrad step for each leaf among the first `upto` pops overall. */
+function lastWrites(passes, upto) {
+  const out = {};
+  let k = 0;
+  for (const pass of passes) {
+    for (const step of pass.steps) {
+      k += 1;
+      if (k > upto) return out;
+      if (step.leaf !== null && step.error === null) out[step.leaf] = step;
+    }
+  }
+  return out;
+}
+
+// -- one frame: what the page shows at step k ----------------------------------------------
+
+const frames = new WeakMap();
+
+export function frameAt(run, k) {
+  let byStep = frames.get(run);
+  if (!byStep) { byStep = new Map(); frames.set(run, byStep); }
+  if (!byStep.has(k)) byStep.set(k, buildFrame(run, k));
+  return byStep.get(k);
+}
+
+function buildFrame(run, k) {
+  const t = timeline(run);
+  const place = t.places[Math.max(0, Math.min(k, t.count - 1))];
+  const pass = run.passes[place.p] ?? null;
+  const frame = { k, count: t.count, pops: t.pops, end: Boolean(place.end), passIndex: place.p,
+                  pass, graph: pass?.graph ?? null, j: place.j, step: null, prevQueue: [],
+                  queue: [], nodes: new Map(), edges: new Map(), leaves: [], byId: new Map() };
+  if (!pass || !pass.graph) return frame;
+  const graph = pass.graph;
+  graph.nodes.forEach((n) => frame.byId.set(n.id, n));
+  const deps = { ...pass.dependencies };
+  const nodes = frame.nodes;
+  for (const n of graph.nodes) {
+    nodes.set(n.id, { status: 'waiting', deps: deps[n.id] ?? null, received: [], grad: null,
+                      freed: new Set(n.saved.filter((s) => s.released).map((s) => s.name)),
+                      queuePos: null, fresh: false, justFreed: new Set() });
+  }
+  const j = place.j;
+  for (let s = 0; s <= j; s++) {
+    const step = pass.steps[s];
+    const current = s === j && !place.end;
+    for (const [id, count] of Object.entries(step.dependencies)) deps[id] = count;
+    const node = nodes.get(step.node);
+    node.status = step.error ? 'error' : current ? 'running' : 'done';
+    node.grad = step.grad_text;
+    for (const sent of step.sent) {
+      nodes.get(sent.to)?.received.push({ text: sent.text, from: step.node, edge: sent.edge });
+      frame.edges.set(`${step.node}:${sent.edge}`, { text: sent.text, current });
+    }
+    if (current || step.error) continue;
+    step.released.forEach((name) => node.freed.add(name));
+  }
+  if (j >= 0 && !place.end) {
+    frame.step = pass.steps[j];
+    const node = nodes.get(frame.step.node);
+    frame.step.released.forEach((name) => node.freed.add(name));
+    node.justFreed = new Set(frame.step.released);
+    frame.step.ready.forEach((id) => { if (nodes.has(id)) nodes.get(id).fresh = true; });
+  }
+  frame.prevQueue = j <= 0 ? [graph.root] : pass.steps[j - 1].queue;
+  frame.queue = place.end ? [] : j < 0 ? [graph.root] : pass.steps[j].queue;
+  frame.queue.forEach((id, pos) => {
+    const n = nodes.get(id);
+    if (n) { n.queuePos = pos; if (n.status === 'waiting') n.status = 'ready'; }
+  });
+  for (const [id, n] of nodes) n.deps = deps[id] ?? null;
+  frame.leaves = leafRows(run, t, place, k, graph);
+  return frame;
+}
+
+/** Each leaf's `.grad` as it stands at step k, from the server's own before/after texts. */
+function leafRows(run, t, place, k, graph) {
+  const rows = [];
+  const seen = new Set();
+  const globalStart = t.places.findIndex((q) => q.p === place.p && q.j === 0);
+  for (const n of graph.nodes) {
+    if (n.leaf === null || seen.has(n.leaf)) continue;
+    seen.add(n.leaf);
+    rows.push({ name: n.leaf, value: n.value, node: n.id, ...leafGrad(run, place, k, globalStart, n.leaf) });
+  }
+  for (const name of Object.keys(run.grads)) {
+    if (!seen.has(name)) rows.push({ name, value: null, node: null, ...leafGrad(run, place, k, -1, name) });
+  }
+  return rows;
+}
+
+function leafGrad(run, place, k, globalStart, leaf) {
+  if (place.end) {
+    const final = run.grads[leaf];
+    const written = lastWrites(run.passes, Infinity)[leaf];
+    if (written && JSON.stringify(written.grad_after) === JSON.stringify(final)) {
+      return { grad: written.grad_after_text, write: null };
+    }
+    return { grad: final === null || final === undefined ? null : plain(final), write: null };
+  }
+  const pass = run.passes[place.p];
+  const offset = globalStart < 0 ? 0 : globalStart;
+  let before = null;
+  let found = null;
+  pass.steps.forEach((step, j) => {
+    if (step.leaf !== leaf || step.error) return;
+    if (offset + j <= k) found = { step, current: j === place.j };
+    else if (before === null) before = { step };
+  });
+  if (found) {
+    const { step, current } = found;
+    const write = current ? (step.grad_before === null ? 'first' : 'add') : null;
+    return { grad: step.grad_after_text, write, before: step.grad_before_text, added: step.grad_text };
+  }
+  if (before) return { grad: before.step.grad_before_text, write: null };
+  const earlier = lastWrites(run.passes.slice(0, place.p), Infinity)[leaf];
+  return { grad: earlier ? earlier.grad_after_text : null, write: null };
+}
+
+/** A final value the trace gives only as JSON (after the last pop): shown as is. */
+function plain(value) {
+  return typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
