@@ -1,0 +1,61 @@
+"""`python -m bench [engine|api|page|all]`: run the benchmarks and print a report."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import platform
+import time
+
+from bench import api, engine
+
+
+def page() -> None:
+    """The page benchmark lives in bench/page.py (written separately); run it if present."""
+    if importlib.util.find_spec("bench.page") is None:
+        print("Page: not available (bench/page.py does not exist yet)")
+        print()
+        return
+    importlib.import_module("bench.page").main()
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("which", nargs="?", default="all",
+                        choices=("engine", "api", "page", "all"))
+    parser.add_argument("--quick", action="store_true",
+                        help="engine: sizes 1k and 10k and depth 10k only")
+    parser.add_argument("--profile", nargs="?", type=int, const=10_000, metavar="OPS",
+                        help="engine: also print a cProfile of the lab (default 10,000 ops)")
+    args = parser.parse_args()
+    print(f"Autograd Lab benchmarks: Python {platform.python_version()}, "
+          f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M')}")
+    print()
+    started = time.perf_counter()
+    engine_ratio = api_ratio = None
+    if args.which in ("engine", "all"):
+        ratios = engine.report_engine(engine.SIZES[:2] if args.quick else engine.SIZES,
+                                      10_000 if args.quick else engine.DEPTH)
+        engine_ratio = ratios.get(10_000)
+        if args.profile:
+            engine.profile(args.profile)
+    if args.which in ("api", "all"):
+        api_ratio = api.main()
+    if args.which in ("page", "all"):
+        page()
+    print(f"Summary ({time.perf_counter() - started:.0f} s)")
+    if engine_ratio is not None:
+        ok = "yes" if engine_ratio < engine.REQUIRED else "NO"
+        print(f"  engine, 10,000 ops: lab/torch = {engine_ratio:.2f}; below "
+              f"{engine.REQUIRED}? {ok}")
+    if api_ratio is not None:
+        ok = "yes" if api_ratio >= api.REQUIRED else "NO"
+        print(f"  api: /api/trace rps / /healthz rps = {api_ratio:.2f}; at least "
+              f"{api.REQUIRED}? {ok}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,393 @@
+"""Engine benchmark: the lab's complete trace against PyTorch running the same program.
+
+The lab's side is everything a user waits for: `run_source` (parse, forward recording,
+backward, events, layout, the Trace document) and `model_dump_json()` written out.
+PyTorch's side is the same program text with the leaf shorthand rewritten to
+`torch.tensor(v, requires_grad=True)`, compiled and run, with a prehook on every node
+recording (name, sequence number) per pop, then `backward()`: the least work that
+yields the same pop order. `import torch` is not timed.
+
+Every measurement runs in a fresh child process (`python -m bench.engine child ...`),
+so neither side inherits the other's heap or garbage collector state, and the peak
+memory (`ru_maxrss` growth over the child's baseline) belongs to that run alone.
+Each child warms up on a small program first and reports its best of k runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gc
+import hashlib
+import importlib.util
+import io
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from bench.programs import chain, limits_for, realistic
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = (1_000, 10_000, 100_000)
+RUNS = {1_000: 5, 10_000: 3, 100_000: 1}       # best of k, fewer for the big program
+DEPTH = 100_000
+CHILD_TIMEOUT_S = 120        # one run over this is reported as timed out, not waited for
+RUN_BUDGET_S = 40            # a child stops repeating once its runs have taken this long
+REQUIRED, AIM = 1.0, 0.5
+UINT64_MAX = 2**64 - 1
+
+
+# -- the PyTorch side: the program text, rewritten ------------------------------------------
+
+def _number(node: ast.expr) -> float | None:
+    """The value of NUMBER, -NUMBER or +NUMBER, else None."""
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def torch_source(source: str) -> str:
+    """The lab program as plain PyTorch: the opening `name = NUMBER` lines become leaves
+    requiring grad, and `X.backward(...)` becomes `__backward__(X, ...)`, which hooks
+    every node before calling the real `backward` (as conformance/record_torch.py does)."""
+    body: list[ast.stmt] = []
+    leading = True
+    for stmt in ast.parse(source).body:
+        if (leading and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and (value := _number(stmt.value)) is not None):
+            name = stmt.targets[0].id
+            leaf = ast.parse(f"{name} = torch.tensor({value!r}, requires_grad=True)").body[0]
+            body.append(ast.copy_location(leaf, stmt))
+            continue
+        leading = False
+        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr == "backward"):
+            call = stmt.value
+            assert isinstance(call.func, ast.Attribute)
+            stmt = ast.Expr(ast.Call(ast.Name("__backward__", ast.Load()),
+                                     [call.func.value, *call.args], call.keywords))
+        body.append(stmt)
+    return ast.unparse(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[])))
+
+
+def _run_torch(torch: Any, text: str) -> tuple[float, list[tuple[str, int]]]:
+    """compile + exec + hooking + backward of one program, timed; the pops recorded."""
+    pops: list[tuple[str, int]] = []
+    hooked: dict[int, Any] = {}      # id -> node, kept alive so ids stay unique
+
+    def backward(tensor: Any, *args: Any, **kwargs: Any) -> None:
+        stack = [tensor.grad_fn]
+        while stack:                 # iterative: the graph may be 100,000 deep
+            node = stack.pop()
+            if node is None or id(node) in hooked:
+                continue
+            hooked[id(node)] = node
+            name, seq = node.name(), node._sequence_nr()
+
+            def prehook(grads: Any, name: str = name, seq: int = seq) -> None:
+                pops.append((name, seq))
+
+            node.register_prehook(prehook)
+            stack.extend(next_node for next_node, _ in node.next_functions)
+        tensor.backward(*args, **kwargs)
+
+    start = time.perf_counter()
+    exec(compile(text, "<lab>", "exec"), {"torch": torch, "__backward__": backward})
+    return time.perf_counter() - start, pops
+
+
+def _in_fresh_thread(fn: Callable[[], Any]) -> Any:
+    """Sequence numbers are per thread: a fresh thread numbers its first node 0."""
+    box: list[Any] = []
+    thread = threading.Thread(target=lambda: box.append(fn()))
+    thread.start()
+    thread.join()
+    if not box:
+        raise RuntimeError("the PyTorch run failed (see the traceback above)")
+    return box[0]
+
+
+# -- the children: one measurement each ----------------------------------------------------
+
+def _rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # KiB on Linux
+
+
+def _digest(pops: Iterable[tuple[str, int]]) -> str:
+    """The pop order, hashed, to check that both sides popped the same nodes in turn."""
+    h = hashlib.sha256()
+    for name, seq in pops:
+        name = "AccumulateGrad" if name == "torch::autograd::AccumulateGrad" else name
+        h.update(f"{name}:{seq}\n".encode())
+    return h.hexdigest()[:12]
+
+
+def child_lab(source: str, runs: int) -> dict[str, Any]:
+    from app.trace import run_source
+
+    limits = limits_for(source)
+    run_source(realistic(200))                     # warm-up: lazy imports, caches
+    gc.collect()
+    baseline = _rss_bytes()
+    best, trace, began, runs_done = math.inf, None, time.perf_counter(), 0
+    for _ in range(runs):
+        if time.perf_counter() - began > RUN_BUDGET_S:
+            break
+        trace = None
+        gc.collect()
+        start = time.perf_counter()
+        trace = run_source(source, limits)
+        io.StringIO().write(trace.model_dump_json())
+        best = min(best, time.perf_counter() - start)
+        runs_done += 1
+    assert trace is not None
+    steps = [(s.name, s.seq) for p in trace.passes for s in p.steps]
+    error = None if trace.error is None else f"{trace.error.type}: {trace.error.message}"
+    return {"seconds": best, "runs": runs_done, "peak": _rss_bytes() - baseline,
+            "pops": len(steps), "order": _digest(steps), "error": error}
+
+
+def child_torch(source: str, runs: int) -> dict[str, Any]:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import torch
+
+    text = torch_source(source)
+    _in_fresh_thread(lambda: _run_torch(torch, torch_source(realistic(200))))   # warm-up
+    gc.collect()
+    baseline = _rss_bytes()
+    best, pops, began, runs_done = math.inf, [], time.perf_counter(), 0
+    for _ in range(runs):
+        if time.perf_counter() - began > RUN_BUDGET_S:
+            break
+        pops = []
+        gc.collect()
+        seconds, pops = _in_fresh_thread(lambda: _run_torch(torch, text))
+        best = min(best, seconds)
+        runs_done += 1
+    return {"seconds": best, "runs": runs_done, "peak": _rss_bytes() - baseline,
+            "pops": len(pops), "order": _digest(pops), "version": torch.__version__}
+
+
+def child_main(argv: list[str]) -> None:
+    kind, program, n, runs = argv[0], argv[1], int(argv[2]), int(argv[3])
+    source = realistic(n) if program == "realistic" else chain(n)
+    result = child_lab(source, runs) if kind == "lab" else child_torch(source, runs)
+    print(json.dumps(result))
+
+
+def measure(kind: str, program: str, n: int, runs: int) -> dict[str, Any]:
+    """One fresh child process measuring `kind` (lab or torch) on one generated program."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench.engine", "child", kind, program, str(n), str(runs)],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"failed": f"timed out: one run took over {CHILD_TIMEOUT_S} s",
+                "timeout": CHILD_TIMEOUT_S}
+    if proc.returncode != 0:
+        return {"failed": proc.stderr.strip().splitlines()[-1] if proc.stderr else "no output"}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+# -- micrograd's recursive topological sort, for contrast -----------------------------------
+
+class _Value:
+    """Just enough of micrograd's Value for its topological sort."""
+
+    def __init__(self, prev: tuple[_Value, ...] = ()) -> None:
+        self._prev = set(prev)
+
+
+def micrograd_topo(root: _Value) -> list[_Value]:
+    """micrograd/engine.py `Value.backward`'s build_topo, verbatim in spirit: recursive."""
+    topo: list[_Value] = []
+    visited: set[_Value] = set()
+
+    def build_topo(v: _Value) -> None:
+        if v not in visited:
+            visited.add(v)
+            for child in v._prev:
+                build_topo(child)
+            topo.append(v)
+
+    build_topo(root)
+    return topo
+
+
+def micrograd_depth(depth: int) -> str:
+    node = _Value()
+    for _ in range(depth):
+        node = _Value((node,))
+    try:
+        micrograd_topo(node)
+    except RecursionError:
+        return "RecursionError"
+    return "OK"
+
+
+# -- the report ----------------------------------------------------------------------------
+
+def _mb(n_bytes: float) -> str:
+    return f"{n_bytes / 2**20:,.0f} MB"
+
+
+def _growth(times: dict[int, float], n: int) -> str:
+    small = n // 10
+    if small not in times or n not in times:
+        return ""
+    reference = 10 * math.log(n) / math.log(small)
+    return f"x{times[n] / times[small]:.1f} (n log n x{reference:.1f})"
+
+
+def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, float]:
+    """The table of figures per size, the verdict at 10,000 ops, then the depth test.
+    Returns lab/torch per size (a lower bound where the lab timed out)."""
+    have_torch = importlib.util.find_spec("torch") is not None
+    print("Engine: the lab's complete trace vs PyTorch running the same program")
+    print("  lab   = run_source(source, limits).model_dump_json(), written to a StringIO")
+    print("  torch = compile + exec of the same text, a prehook on every node recording")
+    print("          (name, seq) per pop, then backward; `import torch` not timed")
+    print("  program: realistic(n) from bench/programs.py; a fresh process per side and")
+    print("  size; best of k runs after a warm-up; peak = growth of max RSS over the runs")
+    if not have_torch:
+        print("  skipped: torch not installed (the PyTorch column and the ratios are left out)")
+    print()
+    print(f"  {'ops':>7}  {'k':>2}  {'lab s':>8}  {'torch s':>8}  {'lab/torch':>9}  "
+          f"{'lab growth':>24}  {'lab peak':>9}  {'torch peak':>10}  {'pops':>7}  same order")
+    lab_times: dict[int, float] = {}
+    ratios: dict[int, float] = {}
+    version = None
+    over_budget = False
+    for n in sizes:
+        if over_budget:
+            print(f"  {n:>7,}  skipped: the lab already went over the time budget at a "
+                  "smaller size")
+            continue
+        lab = measure("lab", "realistic", n, RUNS.get(n, 1))
+        torch = measure("torch", "realistic", n, RUNS.get(n, 1)) if have_torch else None
+        version = version or (torch or {}).get("version")
+        row = _row(n, lab, torch, lab_times, ratios)
+        print(row)
+        over_budget = "failed" in lab
+    if version:
+        print(f"  (PyTorch {version}; growth = time(n) / time(n/10), n log n for reference)")
+    _verdict(ratios)
+    print()
+    report_depth(depth)
+    return ratios
+
+
+def _row(n: int, lab: dict[str, Any], torch: dict[str, Any] | None,
+         lab_times: dict[int, float], ratios: dict[int, float]) -> str:
+    cells: dict[str, str] = dict.fromkeys(
+        ("k", "lab", "torch", "ratio", "growth", "lab_peak", "torch_peak", "pops", "same"), "")
+    notes = []
+    if torch is not None and "failed" in torch:
+        cells["torch"] = "failed"
+        notes.append(f"torch: {torch['failed']}")
+    elif torch is not None:
+        cells["torch"] = f"{torch['seconds']:.3f}"
+        cells["torch_peak"] = _mb(torch["peak"])
+    if "failed" in lab:
+        notes.append(f"lab: {lab['failed']}")
+        if "timeout" in lab:
+            cells["lab"] = f">{lab['timeout']}"
+            if torch is not None and "seconds" in torch:
+                ratios[n] = lab["timeout"] / torch["seconds"]
+                cells["ratio"] = f">{ratios[n]:.0f}"
+    else:
+        lab_times[n] = lab["seconds"]
+        cells.update(k=str(lab["runs"]), lab=f"{lab['seconds']:.3f}",
+                     growth=_growth(lab_times, n), lab_peak=_mb(lab["peak"]),
+                     pops=f"{lab['pops']:,}")
+        if lab["error"]:
+            notes.append(f"the lab's trace reports {lab['error']}")
+        if torch is not None and "seconds" in torch:
+            ratios[n] = lab["seconds"] / torch["seconds"]
+            cells["ratio"] = f"{ratios[n]:.2f}"
+            cells["same"] = "yes" if torch["order"] == lab["order"] else "NO"
+    c = cells
+    line = (f"  {n:>7,}  {c['k']:>2}  {c['lab']:>8}  {c['torch']:>8}  {c['ratio']:>9}  "
+            f"{c['growth']:>24}  {c['lab_peak']:>9}  {c['torch_peak']:>10}  {c['pops']:>7}  "
+            f"{c['same']}")
+    return "\n".join([line, *(f"           ({note})" for note in notes)])
+
+
+def _verdict(ratios: dict[int, float]) -> None:
+    if 10_000 not in ratios:
+        return
+    r = ratios[10_000]
+    verdict = ("PASS, at or below the aim" if r <= AIM else "PASS" if r < REQUIRED
+               else "FAIL")
+    print(f"  10,000 ops: lab/torch = {r:.2f} (required below {REQUIRED}, aim {AIM}): "
+          f"{verdict}")
+
+
+def report_depth(depth: int) -> None:
+    print(f"Depth: a chain of {depth:,} dependent ops (x1 = x0 * 1.0001 ...) through the lab")
+    result = measure("lab", "chain", depth, 1)
+    if "failed" in result:
+        print(f"  FAILED: {result['failed']}")
+    elif result["error"]:
+        print(f"  FAILED: the trace reports {result['error']}")
+    else:
+        print(f"  OK: {result['pops']:,} pops in {result['seconds']:.2f} s, "
+              f"peak {_mb(result['peak'])}, no recursion over the graph")
+    limit = sys.getrecursionlimit()
+    for d in (500, 10_000):
+        print(f"  micrograd's recursive topological sort, depth {d:,}: {micrograd_depth(d)} "
+              f"(recursion limit {limit:,})")
+    print()
+
+
+def profile(n: int = 10_000, top: int = 20) -> None:
+    """cProfile of one lab trace of realistic(n): where the time goes."""
+    import cProfile
+    import pstats
+
+    from app.trace import run_source
+
+    source = realistic(n)
+    limits = limits_for(source)
+    run_source(realistic(200))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    io.StringIO().write(run_source(source, limits).model_dump_json())
+    profiler.disable()
+    print(f"Profile: the lab's trace of realistic({n:,}), top {top} by own time")
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="sizes 1k and 10k, depth 10k")
+    parser.add_argument("--profile", nargs="?", type=int, const=10_000, metavar="OPS",
+                        help="also print a cProfile of the lab (default 10,000 ops)")
+    args = parser.parse_args(argv)
+    sizes = SIZES[:2] if args.quick else SIZES
+    report_engine(sizes, 10_000 if args.quick else DEPTH)
+    if args.profile:
+        profile(args.profile)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["child"]:
+        child_main(sys.argv[2:])
+    else:
+        main(sys.argv[1:])
