@@ -68,11 +68,26 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
         tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
         raise SourceError("SyntaxError", _syntax_message(e), e.lineno or 1,
-                          e.offset or 1) from None
+                          _syntax_col(e)) from None
     except (RecursionError, MemoryError):
-        raise SourceError("SyntaxError", "the program is nested too deeply to read", 1,
-                          1) from None
+        line, col = _too_deep(source)
+        raise SourceError("UnsupportedError", f"this expression is nested more than "
+                          f"{limits.max_depth} levels deep: split it into several lines",
+                          line, col) from None
     return _Translator(source, limits).program(tree)
+
+
+def _too_deep(source: str) -> tuple[int, int]:
+    """Where Python's parser gave up on depth (it does not say): the first line that is too
+    deep on its own, at its first non-blank column; else the start of the program."""
+    for number, text in enumerate(source.splitlines(), start=1):
+        try:
+            ast.parse(text.strip())
+        except (RecursionError, MemoryError):
+            return number, len(text) - len(text.lstrip()) + 1
+        except SyntaxError:
+            continue
+    return 1, 1
 
 
 def _check_size(source: str, limits: Limits) -> None:
@@ -84,13 +99,21 @@ def _check_size(source: str, limits: Limits) -> None:
         before = source[: source.index("\0")]
         raise SourceError("SyntaxError", "the program contains a NUL byte (\\0)",
                           before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1)
-    lines = source.count("\n") + 1
+    lines = len(source.splitlines())          # a final newline ends a line, adds none
     if lines > limits.max_lines:
         raise SourceError("UnsupportedError", f"the program has {lines} lines; the lab "
                           f"accepts at most {limits.max_lines}", limits.max_lines + 1, 1)
     if not source.strip():
         raise SourceError("UnsupportedError", "the program is empty: define a leaf such as "
                           "`w = 3.0` and compute something from it", 1, 1)
+
+
+def _syntax_col(e: SyntaxError) -> int:
+    """Python's column, except for indentation errors, whose offset varies with the
+    whitespace: there the offending text is the statement that starts too far in."""
+    if isinstance(e, IndentationError) and e.text and e.text.strip():
+        return len(e.text) - len(e.text.lstrip()) + 1
+    return e.offset or 1
 
 
 def _syntax_message(e: SyntaxError) -> str:
@@ -290,6 +313,10 @@ class _Translator:
                 raise unsupported(node, f"a tensor may have at most "
                                         f"{self.limits.max_elements} elements here")
             return ListExpr(tuple(self._data(e, depth + 1) for e in node.elts), _span(node))
+        if isinstance(node, ast.BinOp) and any(isinstance(n, ast.List)
+                                               for n in ast.walk(node)):
+            raise unsupported(node, "list arithmetic (`[1.0] * n`) is not supported here: "
+                                    "write the values out, as in `torch.tensor([1.0, 1.0])`")
         if isinstance(node, (ast.Tuple, ast.ListComp, ast.GeneratorExp)):
             raise unsupported(node, "write the tensor's values as a list, as in "
                                     "`torch.tensor([1.0, 2.0])`")
@@ -371,8 +398,9 @@ def _statement_message(stmt: ast.stmt) -> str:
     if isinstance(stmt, ast.Expr):
         value = stmt.value
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-            return (f"`{value.func.id}(...)` is not supported here: the lab shows every value "
-                    f"for you")
+            if value.func.id == "print":
+                return "`print(...)` is not needed here: the lab shows every value for you"
+            return f"`{value.func.id}(...)` is not supported here"
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return "strings are not supported here: use a `#` comment instead"
         return ("a value on a line of its own does nothing: assign it, as in `y = ...`, or "
