@@ -1,0 +1,101 @@
+"""The recorded PyTorch corpus, checked through the real command line.
+
+tests/data/conformance_cases.jsonl is a copy of ../shared/conformance/cases.jsonl:
+programs with what PyTorch 2.13 did for them (recorded by record_torch.py), so this
+test needs neither torch nor the shared directory. Every program is written to a file
+and traced by `autograd-lab trace` in batches, as the outside checker does; each
+document must match with the conformance README's rules (tests/matching.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.matching import ROOT, differences, load_cases
+
+CASES = load_cases()
+BATCH = 25
+SHARED_CHECK = ROOT.parent / "shared" / "conformance" / "check.py"
+
+
+def cli() -> str:
+    """The autograd-lab command of the environment running the tests."""
+    path = Path(sys.executable).parent / "autograd-lab"
+    if not path.exists():
+        pytest.skip(f"no autograd-lab command next to {sys.executable}")
+    return str(path)
+
+
+def trace_files(paths: list[Path], *options: str) -> tuple[int, list[Any]]:
+    proc = subprocess.run([cli(), "trace", *options, *map(str, paths)], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=ROOT)
+    return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines() if line]
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every case's document, traced through the CLI in batches of files."""
+    tmp = tmp_path_factory.mktemp("conformance")
+    paths = []
+    for i, case in enumerate(CASES):
+        path = tmp / f"{i:04d}.py"
+        path.write_text(case["source"], encoding="utf-8")
+        paths.append(path)
+    docs: list[Any] = []
+    for start in range(0, len(paths), BATCH):
+        batch = paths[start:start + BATCH]
+        code, out = trace_files(batch)
+        assert len(out) == len(batch), "one JSON document per file, in order"
+        wants_error = any(c["expected"]["error"] for c in CASES[start:start + BATCH])
+        assert code == (1 if wants_error else 0), "non-zero exactly when a document has an error"
+        docs.extend(out)
+    return {case["id"]: doc for case, doc in zip(CASES, docs, strict=True)}
+
+
+def test_corpus_is_the_published_one() -> None:
+    assert len(CASES) == 65
+    assert len({c["id"] for c in CASES}) == len(CASES)
+    assert sum(c["id"].startswith("hand-") for c in CASES) == 25
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_case_matches_pytorch(case: dict[str, Any], documents: dict[str, Any]) -> None:
+    diffs = differences(documents[case["id"]], case["expected"])
+    assert not diffs, "\n".join([case["source"], *diffs])
+
+
+def test_brief_documents_hold_only_the_contract_fields(tmp_path: Path) -> None:
+    path = tmp_path / "p.py"
+    path.write_text(CASES[0]["source"], encoding="utf-8")
+    code, (doc,) = trace_files([path], "--brief")
+    assert code == 0
+    assert set(doc) == {"passes", "grads", "error"}
+    assert {key for p in doc["passes"] for key in p} == {"output", "steps"}
+    assert {key for p in doc["passes"] for s in p["steps"] for key in s} == {
+        "name", "seq", "leaf"}
+    assert not differences(doc, CASES[0]["expected"])
+
+
+def test_stdin_is_read_for_dash() -> None:
+    proc = subprocess.run([cli(), "trace", "--brief", "-"], input=CASES[0]["source"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0
+    assert not differences(json.loads(proc.stdout), CASES[0]["expected"])
+
+
+@pytest.mark.skipif(not SHARED_CHECK.exists(),
+                    reason=f"the shared conformance checker is not at {SHARED_CHECK}")
+def test_shared_conformance_checker_passes() -> None:
+    """The outside checker itself (standard library only), on its own corpus."""
+    proc = subprocess.run([sys.executable, str(SHARED_CHECK), "--show", "5"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=False)
+    last = proc.stdout.strip().splitlines()[-1]
+    assert proc.returncode == 0, proc.stdout
+    matched, total = last.removeprefix("conformance: ").split()[0].split("/")
+    assert matched == total, last
