@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 from fastapi import APIRouter, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.presets import PRESETS, Preset
 from app.settings import Settings
-from app.trace import Trace, run_source, trace_events
+from app.trace import Trace, TraceEvent, quiet_floats, run_source, trace_events
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -47,11 +47,16 @@ async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[Se
     limits = _settings(request).limits()
     events = trace_events(body.source, limits)
     while True:
-        piece = await run_in_threadpool(next, events, None)
+        piece = await run_in_threadpool(_next_piece, events)
         if piece is None:
             return
         kind, model = piece
         yield ServerSentEvent(event=kind, raw_data=model.model_dump_json())
+
+
+def _next_piece(events: Iterator[TraceEvent]) -> TraceEvent | None:
+    with quiet_floats():
+        return next(events, None)
 
 
 @router.get("/presets", response_model=list[Preset])

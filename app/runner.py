@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from app.limits import Limits
 from app.program import (
     Assign,
@@ -136,8 +134,7 @@ class Runner:
     # -- statements ------------------------------------------------------------------
     def execute(self, statement: Statement) -> Iterator[RunEvent]:
         if isinstance(statement, Assign):
-            with np.errstate(all="ignore"):     # inf and nan are values, as in PyTorch
-                self.assign(statement)
+            self.assign(statement)
         elif isinstance(statement, Backward):
             output = self.evaluate(statement.receiver)
             yield from self.backward(statement, output)

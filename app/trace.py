@@ -231,4 +231,12 @@ def collect(events: Iterator[TraceEvent]) -> Trace:
 
 def run_source(source: str, limits: Limits = DEFAULT_LIMITS) -> Trace:
     """Parse, run and trace one program: the CLI's and the API's shared entry point."""
-    return collect(trace_events(source, limits))
+    with quiet_floats():
+        return collect(trace_events(source, limits))
+
+
+def quiet_floats() -> np.errstate:
+    """inf and nan are values in PyTorch, not warnings: numpy's overflow, invalid-value
+    and divide-by-zero warnings are silenced while a program runs. (numpy keeps this
+    per thread and context, so the streaming route enters it around each step.)"""
+    return np.errstate(all="ignore")

@@ -95,14 +95,7 @@ class GraphTask:
             ctx.grad_mode = saved_mode
 
     def evaluate_function(self, node: Node, inputs: InputBuffer) -> NodePopped:
-        """Run one node and hand its gradients on; the event says what happened.
-
-        Overflow, nan and division by zero are values here, as in PyTorch, not warnings.
-        """
-        with np.errstate(all="ignore"):
-            return self._evaluate_function(node, inputs)
-
-    def _evaluate_function(self, node: Node, inputs: InputBuffer) -> NodePopped:
+        """Run one node and hand its gradients on; the event says what happened."""
         grad = inputs.total
         assert grad is not None
         leaf_tensor = node.variable if isinstance(node, AccumulateGrad) else None
@@ -141,7 +134,7 @@ class GraphTask:
                           changed, tuple(ready), self._queue(), released, before, after)
 
     def _queue(self) -> tuple[int, ...]:
-        return tuple(n.id for n, _ in self.ready_queue.in_pop_order())
+        return tuple([node.id for node, _ in self.ready_queue.in_pop_order()])
 
 
 def _grad_values(leaf: Tensor | None) -> Any:

@@ -30,22 +30,20 @@ class InputBuffer:
 
 def validate_output(grad: Tensor, target: Node) -> Tensor:
     """`validate_outputs`: sum a broadcast gradient back to the input's shape and dtype."""
-    shape = target.input_shape
     values = grad.data
-    if np.shape(values) != shape:
-        values = sum_to(values, shape)
-    if target.input_dtype is not None and np.asarray(values).dtype != target.input_dtype:
+    if values.shape != target.input_shape:
+        values = sum_to(values, target.input_shape)
+    if target.input_dtype is not None and values.dtype != target.input_dtype:
         values = cast(values, target.input_dtype)
     if values is grad.data:
         return grad
-    return Tensor(as_values(values, np.asarray(values).dtype), grad.ctx,
-                  grad_fn=grad.grad_fn)
+    return Tensor(as_values(values, values.dtype), grad.ctx, grad_fn=grad.grad_fn)
 
 
 def sum_to(values: Values, shape: tuple[int, ...]) -> Values:
     """`at::sum_to`: sum away leading dimensions and dimensions that were 1."""
-    lead = np.ndim(values) - len(shape)
+    lead = values.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and np.shape(values)[lead + i] != 1)
-    summed = np.sum(values, axis=axes, keepdims=True, dtype=np.asarray(values).dtype)
-    return summed.reshape(shape)
+        lead + i for i, d in enumerate(shape) if d == 1 and values.shape[lead + i] != 1)
+    summed = np.sum(values, axis=axes, keepdims=True, dtype=values.dtype)
+    return as_values(summed.reshape(shape), values.dtype)

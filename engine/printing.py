@@ -55,11 +55,23 @@ class _Formatter:
 
 def format_values(data: Any, indent: int = 7) -> str:
     """The bracketed body PyTorch prints for these values (without `tensor(` ... `)`)."""
+    if type(data) is np.float32:
+        return _format_scalar(float(data))
     values = np.asarray(data)
     formatter = _Formatter(values)
     if values.ndim == 0:
         return formatter.format(values[()])
     return _nested(values, formatter, indent)
+
+
+def _format_scalar(v: float) -> str:
+    """`_Formatter` for one float value: the common case, without the general machinery."""
+    if not math.isfinite(v) or v == 0:
+        return f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+    if v == math.ceil(v):
+        return f"{v:.{PRECISION}e}" if abs(v) > 1.0e8 else f"{v:.0f}."
+    sci = abs(v) > 1.0e8 or abs(v) < 1.0e-4
+    return f"{v:.{PRECISION}{'e' if sci else 'f'}}"
 
 
 def _nested(values: np.ndarray, formatter: _Formatter, indent: int) -> str:

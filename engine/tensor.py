@@ -27,6 +27,8 @@ INT64 = np.dtype(np.int64)
 
 def as_values(array: Any, dtype: np.dtype[Any]) -> Values:
     """Normalise numpy output: 0-d results become numpy scalars of `dtype`."""
+    if type(array) is dtype.type:           # already a scalar of the right dtype: fast path
+        return array
     out = np.asarray(array, dtype=dtype)
     return out[()] if out.ndim == 0 else out
 
@@ -54,18 +56,18 @@ class Tensor:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(np.shape(self.data))
+        return self.data.shape  # type: ignore[no-any-return]
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return np.asarray(self.data).dtype
+        return self.data.dtype  # type: ignore[no-any-return]
 
     @property
     def is_floating_point(self) -> bool:
         return self.dtype == FLOAT32
 
     def numel(self) -> int:
-        return int(np.size(self.data))
+        return int(self.data.size)
 
     def grad_accumulator(self) -> AccumulateGrad:
         """The leaf's one AccumulateGrad node, shared by every use of the leaf."""
@@ -80,7 +82,7 @@ class Tensor:
 
     def tolist(self) -> Any:
         """Values widened to Python numbers, as `Tensor.tolist()` gives them."""
-        return np.asarray(self.data).tolist()
+        return self.data.tolist()
 
     def __repr__(self) -> str:
         from engine.printing import format_tensor

@@ -45,7 +45,7 @@ def result_dtype(a: Tensor, b: Tensor) -> np.dtype[Any]:
 
 
 def cast(values: Values, dtype: np.dtype[Any]) -> Values:
-    if np.asarray(values).dtype == dtype:
+    if values.dtype == dtype:
         return values
     if isinstance(values, np.ndarray):
         return values.astype(dtype)
@@ -83,6 +83,14 @@ def binary_values(kernel: Callable[[Any, Any], Any], a: Tensor, b: Tensor,
     return as_values(kernel(cast(a.data, dtype), cast(b.data, dtype)), dtype)
 
 
+def _any_requires_grad(inputs: list[Tensor | None]) -> bool:
+    """An explicit loop: this runs for every op, and a generator costs more here."""
+    for t in inputs:  # noqa: SIM110
+        if t is not None and t.requires_grad:
+            return True
+    return False
+
+
 def record(node_type: type[N], inputs: list[Tensor | None], values: Values,
            ctx_from: Tensor) -> tuple[Tensor, N | None]:
     """The op's output, and its new node when grad mode is on and an input requires grad.
@@ -90,7 +98,7 @@ def record(node_type: type[N], inputs: list[Tensor | None], values: Values,
     An op whose inputs need no grad makes no node and takes no sequence number.
     """
     ctx = ctx_from.ctx
-    if not (ctx.grad_mode and any(t is not None and t.requires_grad for t in inputs)):
+    if not ctx.grad_mode or not _any_requires_grad(inputs):
         return Tensor(values, ctx), None
     node = node_type(ctx, inputs)
     out = Tensor(values, ctx, grad_fn=node)
