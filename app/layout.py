@@ -28,8 +28,9 @@ NODE_HEIGHT = 0.55        # rows;    static/js/views/geometry.js: NODE_H / ROW
 BEND = 0.5                # rows over which an edge leaves and enters vertically (at most)
 SWEEPS = 8
 PLACEMENT_ROUNDS = 40
-RESTARTS = 24            # random starting orders tried on small graphs
-TRANSPOSE_LIMIT = 400     # graphs up to this many layout nodes also get adjacent swaps
+RESTARTS = 24            # random starting orders tried on graphs of up to RESTART_LIMIT
+RESTART_LIMIT = 80        # layout nodes (dummies included)
+TRANSPOSE_LIMIT = 200     # graphs up to this many layout nodes also get adjacent swaps
 FINAL_ROUNDS = 12
 REAL_HALF = 0.5           # columns: two nodes in a layer stay 1 column apart
 LANE_HALF = 0.12          # columns: two long edges in a layer stay 0.24 columns apart
@@ -123,7 +124,7 @@ class _Layered:
     def order(self) -> list[list[int]]:
         """The fewest crossings found by sweeping from several starting orders."""
         starts = [self._first_order(left_first=True), self._first_order(left_first=False)]
-        if len(self.layer) <= TRANSPOSE_LIMIT:
+        if len(self.layer) <= RESTART_LIMIT:
             rng = random.Random(0)
             for _ in range(RESTARTS):
                 rows = [r[:] for r in starts[0]]
@@ -242,7 +243,7 @@ class _Layered:
         """Where a long edge's curve still runs through a node, move the edge's ends and the
         node apart, then restore the gaps between the nodes of each layer."""
         real_rows = [[i for i in row if i not in self.dummy] for row in rows]
-        for _ in range(REPAIR_ROUNDS):
+        for _ in range(REPAIR_ROUNDS if len(self.layer) <= TRANSPOSE_LIMIT else 6):
             moved = False
             for d in sorted(self.dummy):
                 u, v = self.chain[d]

@@ -34,6 +34,7 @@ function dispatch(action) {
 
 function paint() {
   dirty = false;
+  const started = performance.now();
   document.documentElement.dataset.theme = state.settings.theme;
   $('theme-label').textContent = THEME_LABEL[state.settings.theme];
   $('theme').setAttribute('aria-label', `Colour theme: ${THEME_LABEL[state.settings.theme]}`);
@@ -48,13 +49,31 @@ function paint() {
   again.render(document.querySelector('.again'), state);
   $('status').textContent = status();
   document.body.classList.toggle('is-running', state.run.status === 'running');
-  const hash = toHash(state, shownStep(state));
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  document.body.dataset.run = state.run.status;
+  scheduleUrl();
+  if (performance.getEntriesByName('paint').length > 500) performance.clearMeasures('paint');
+  performance.measure('paint', { start: started });
   if (waitingForFirstStep && shownStep(state) >= 1) {
     waitingForFirstStep = false;
     performance.mark('first-step');
     performance.measure('run-to-first-step', 'run-pressed', 'first-step');
   }
+}
+
+/** The URL follows the state, written when the page is idle: replaceState with a long hash
+ * costs milliseconds, too many to pay on every frame while playing. */
+let urlTimer = null;
+
+function scheduleUrl() {
+  if (urlTimer !== null) clearTimeout(urlTimer);
+  urlTimer = setTimeout(writeUrl, state.playing ? 1000 : 150);
+}
+
+function writeUrl() {
+  if (urlTimer !== null) clearTimeout(urlTimer);
+  urlTimer = null;
+  const hash = toHash(state, shownStep(state));
+  if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
 function status() {
@@ -200,6 +219,7 @@ function onKey(event) {
 }
 
 async function share() {
+  writeUrl();
   try {
     await navigator.clipboard.writeText(location.href);
     $('status').textContent = 'Link copied: it opens this exact view.';

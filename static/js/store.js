@@ -99,9 +99,12 @@ function endDiffers(run) {
     leaf in written && JSON.stringify(written[leaf].grad_after) !== JSON.stringify(value));
 }
 
+/** A step within the timeline; while the trace still streams, a later step may wait. */
 export function clampStep(run, step) {
   const n = timeline(run).count - 1;
-  return Math.max(0, Math.min(Number.isFinite(step) ? Math.trunc(step) : 0, run.status === 'done' ? n : Math.max(n, step)));
+  if (Number.isNaN(step) || step < 0) return 0;
+  if (step === Infinity) return run.status === 'done' ? n : Infinity;
+  return run.status === 'done' ? Math.min(Math.trunc(step), n) : Math.trunc(step);
 }
 
 export function shownStep(state) {

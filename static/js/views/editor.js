@@ -5,7 +5,8 @@ import { frameAt, shownStep } from '../store.js';
 
 export function render(root, state) {
   const area = root.querySelector('textarea');
-  if (area.value !== state.program) area.value = state.program;
+  const replaced = area.value !== state.program;
+  if (replaced) area.value = state.program;
   const lines = state.program.split('\n');
   const error = shownError(state);
   const frame = frameAt(state.run, shownStep(state));
@@ -13,7 +14,7 @@ export function render(root, state) {
   renderGutter(root.querySelector('.gutter'), lines.length, error?.line ?? null, active);
   renderMarks(root.querySelector('.marks'), lines, error);
   root.classList.toggle('has-error', Boolean(error));
-  syncScroll(root);
+  if (replaced) syncScroll(root);
 }
 
 /** The error to underline: the program's, or the step's; only while the text is the one
@@ -37,7 +38,8 @@ function renderGutter(gutter, count, errorLine, activeLine) {
     gutter.replaceChildren(...items);
   }
   [...gutter.children].forEach((div, i) => {
-    div.className = `${i + 1 === errorLine ? 'err' : ''}${i + 1 === activeLine ? ' active' : ''}`.trim();
+    const cls = `${i + 1 === errorLine ? 'err' : ''}${i + 1 === activeLine ? ' active' : ''}`.trim();
+    if (div.className !== cls) div.className = cls;
   });
 }
 
@@ -56,17 +58,19 @@ function renderMarks(marks, lines, error) {
                         document.createTextNode(lines[index].slice(end)));
 }
 
-/** [start, end) of the text to underline: the token at the column, or for a runtime error
- * (a whole statement) the line's text. */
+/** [start, end) of the text to underline. The server gives where the offending text
+ * starts, not where it ends: a syntax error marks one token; rejected text (an expression
+ * or statement) and a runtime error (a statement) run to the end of the line. */
 export function span(line, error) {
-  const first = line.search(/\S/);
-  if (!error.col || error.type !== 'SyntaxError' && error.type !== 'UnsupportedError') {
-    return first < 0 ? [0, 0] : [first, line.trimEnd().length];
+  const code = line.replace(/\s*#.*$/, '').trimEnd();
+  const first = Math.max(0, line.search(/\S/));
+  if (!error.col || (error.type !== 'SyntaxError' && error.type !== 'UnsupportedError')) {
+    return [first, Math.max(first, code.length)];
   }
   const start = Math.max(0, Math.min(error.col - 1, line.length));
-  if (start >= line.length) return [line.length, line.length];
-  const rest = line.slice(start);
-  const m = /^(?:[A-Za-z_][\w.]*\(?|\d[\w.]*|\*\*|[^\s\w])/.exec(rest);
+  if (start >= code.length) return [start, start];
+  if (error.type === 'UnsupportedError') return [start, code.length];
+  const m = /^(?:[A-Za-z_]\w*|\d[\w.]*|\*\*|\S)/.exec(line.slice(start));
   return [start, start + (m ? m[0].length : 1)];
 }
 

@@ -8,6 +8,7 @@ import { COL, NODE_H, NODE_W, PAD, ROW, TWIN, bezier, edgeControls, tAtY } from 
 
 const SVG = 'http://www.w3.org/2000/svg';
 const CHARS = 22;               // monospace characters that fit across a node
+const BIG = 60;                 // nodes: above this, no transitions on the graph itself
 const views = new WeakMap();
 
 function el(name, attrs = {}, parent = null) {
@@ -26,14 +27,16 @@ function setText(node, text) {
 }
 
 export function render(root, state) {
-  const svg = root.querySelector('svg');
+  const svg = root.querySelector('svg.graph');
   const empty = root.querySelector('.graph-empty');
   const frame = frameAt(state.run, shownStep(state));
   let view = views.get(svg);
   if (!frame.graph) {
-    if (view) { view.layer.remove(); views.delete(svg); }
-    svg.setAttribute('width', '0');
-    svg.setAttribute('height', '0');
+    if (view) { view.layer.remove(); view.overlay.remove(); views.delete(svg); }
+    for (const node of root.querySelectorAll('svg')) {
+      node.setAttribute('width', '0');
+      node.setAttribute('height', '0');
+    }
     empty.hidden = false;
     setText(empty, state.run.status === 'running' ? 'Tracing…'
       : state.run.error ? 'No graph to show: see the message under the program.' : 'Press Run to see the graph.');
@@ -41,8 +44,8 @@ export function render(root, state) {
   }
   empty.hidden = true;
   if (!view || view.graph !== frame.graph) {
-    if (view) view.layer.remove();
-    view = build(svg, frame.graph);
+    if (view) { view.layer.remove(); view.overlay.remove(); }
+    view = build(svg, root.querySelector('svg.overlay'), frame.graph);
     views.set(svg, view);
     fit(root, view);
     if (!root.dataset.observed) {
@@ -56,27 +59,27 @@ export function render(root, state) {
 
 // -- building --------------------------------------------------------------------------------
 
-function build(svg, graph) {
+/** The graph in `svg`; what moves (gradients travelling, the glow of the node that runs)
+ * in `overlay`, a layer of its own, so that animating never repaints the whole graph. */
+function build(svg, overlaySvg, graph) {
   const xs = graph.nodes.map((n) => n.x);
   const minX = Math.min(...xs);
   const depth = Math.max(...graph.nodes.map((n) => n.layer));
   const width = (Math.max(...xs) - minX) * COL + NODE_W + 2 * PAD;
   const height = depth * ROW + NODE_H + 2 * PAD;
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  const layer = el('g', { transform: `translate(${PAD + NODE_W / 2 - minX * COL} ${PAD + NODE_H / 2})` }, svg);
-  const defs = el('defs', {}, layer);
-  for (const kind of ['idle', 'sent', 'current']) {
-    const marker = el('marker', { id: `arrow-${kind}`, viewBox: '0 0 10 10', refX: 8.5, refY: 5,
-                                  markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
-    el('path', { d: 'M0 0.5 10 5 0 9.5z', class: `arrowhead ${kind}` }, marker);
-  }
+  overlaySvg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.classList.toggle('big', graph.nodes.length > BIG);
+  const offset = [PAD + NODE_W / 2 - minX * COL, PAD + NODE_H / 2];
+  const layer = el('g', { transform: `translate(${offset[0]} ${offset[1]})` }, svg);
   const edgeLayer = el('g', { class: 'edges' }, layer);
   const labelLayer = el('g', { class: 'edge-labels' }, layer);
   const nodeLayer = el('g', { class: 'nodes' }, layer);
-  const pulseLayer = el('g', { class: 'pulses' }, layer);
+  const overlay = el('g', { transform: `translate(${offset[0]} ${offset[1]})` }, overlaySvg);
+  const pulseLayer = el('g', { class: 'pulses' }, overlay);
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const view = { graph, layer, width, height, nodes: new Map(), edges: new Map(), pulseLayer,
-                 byId, lastK: null, animations: [] };
+  const view = { graph, layer, overlay, width, height, offset, nodes: new Map(), edges: new Map(), pulseLayer,
+                 byId, lastK: null, animations: [], scale: 1 };
   for (const n of graph.nodes) buildEdges(view, n, byId, edgeLayer, labelLayer);
   for (const n of graph.nodes) view.nodes.set(n.id, buildNode(n, nodeLayer));
   return view;
@@ -93,28 +96,30 @@ function buildEdges(view, n, byId, edgeLayer, labelLayer) {
     const shift = twins[c] > 1 ? (k - (twins[c] - 1) / 2) * TWIN : 0;
     const points = edgeControls(n.x * COL + shift, n.layer, target.x * COL + shift / 2, target.layer);
     const [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = points;
-    const path = el('path', { d: `M${x0} ${y0}C${x1} ${y1} ${x2} ${y2} ${x3} ${y3}`,
-                              class: 'edge', 'marker-end': 'url(#arrow-idle)' }, edgeLayer);
+    const path = el('path', { d: `M${x0} ${y0}C${x1} ${y1} ${x2} ${y2} ${x3} ${y3 - 4}`, class: 'edge idle' }, edgeLayer);
+    const head = el('path', { d: `M${x3 - 5.5} ${y3 - 10}L${x3 + 5.5} ${y3 - 10}L${x3} ${y3}Z`, class: 'arrowhead idle' }, edgeLayer);
     const gap = target.layer - n.layer > 1 ? target.layer * ROW - ROW / 2 : n.layer * ROW + ROW / 2;
     const at = bezier(points, tAtY(points, gap));
-    const label = el('g', { class: 'edge-label', transform: `translate(${at[0]} ${at[1]})` }, labelLayer);
-    const box = el('rect', { y: -11, height: 22, rx: 11 }, label);
-    const text = el('text', { y: 4.5, 'text-anchor': 'middle' }, label);
-    view.edges.set(`${n.id}:${edge}`, { path, label, box, text, points, side: twins[c] > 1 ? (k === 0 ? -1 : 1) : 0, last: '' });
+    const label = el('g', { class: 'edge-label idle' }, labelLayer);
+    const box = el('rect', { y: at[1] - 11, height: 22, rx: 11 }, label);
+    const text = el('text', { y: at[1] + 4.5, 'text-anchor': 'middle' }, label);
+    view.edges.set(`${n.id}:${edge}`, { path, head, label, box, text, points, at,
+                                        side: twins[c] > 1 ? (k === 0 ? -1 : 1) : 0, last: '' });
   });
 }
 
+/** A node drawn with absolute coordinates: no transform per node, so that a big graph stays
+ * one cheap layer to paint. */
 function buildNode(n, parent) {
   const acc = isAccumulate(n);
-  const g = el('g', { transform: `translate(${n.x * COL - NODE_W / 2} ${n.layer * ROW - NODE_H / 2})` }, parent);
-  const title = el('title', {}, g);
-  title.textContent = describe(n);
-  el('rect', { class: 'node-box', width: NODE_W, height: NODE_H, rx: acc ? 26 : 9 }, g);
-  const name = el('text', { class: 'node-name', x: 14, y: 23 }, g);
-  name.textContent = acc ? 'AccumulateGrad' : n.name;
-  const seq = el('text', { class: 'node-seq', x: NODE_W - 14, y: 23, 'text-anchor': 'end' }, g);
-  seq.textContent = seqText(n);
-  const line2 = el('text', { class: acc ? 'node-leaf' : 'node-saved', x: 14, y: 45 }, g);
+  const left = n.x * COL - NODE_W / 2;
+  const top = n.layer * ROW - NODE_H / 2;
+  const g = el('g', { class: 'node waiting' }, parent);
+  el('title', {}, g).textContent = describe(n);
+  el('rect', { class: 'node-box', x: left, y: top, width: NODE_W, height: NODE_H, rx: acc ? 26 : 9 }, g);
+  el('text', { class: 'node-name', x: left + 14, y: top + 23 }, g).textContent = acc ? 'AccumulateGrad' : n.name;
+  el('text', { class: 'node-seq', x: left + NODE_W - 14, y: top + 23, 'text-anchor': 'end' }, g).textContent = seqText(n);
+  const line2 = el('text', { class: acc ? 'node-leaf' : 'node-saved', x: left + 14, y: top + 45 }, g);
   const saved = new Map();
   if (acc) {
     line2.textContent = clip(`${n.leaf} = ${short(n.value)}`, CHARS);
@@ -127,21 +132,19 @@ function buildNode(n, parent) {
       const span = el('tspan', { class: s.is_tensor ? 'saved tensor' : 'saved' }, line2);
       const value = s.is_tensor && s.released ? '' : ` ${short(s.value)}`;
       span.textContent = `${i ? '  ' : ''}${clip(`${s.name}${value}`, room)}`;
-      saved.set(s.name, span);
+      saved.set(s.name, { span, tensor: s.is_tensor });
     });
   }
-  const line3 = el('text', { class: 'node-grad', x: 14, y: 66 }, g);
+  const line3 = el('text', { class: 'node-grad', x: left + 14, y: top + 66 }, g);
   if (n.variable && !acc) {
-    const tag = el('g', { class: 'var-tag', transform: 'translate(10 -12)' }, g);
     const variable = clip(n.variable, 14);
-    el('rect', { x: 0, y: -9, height: 18, rx: 5, width: 14 + 7.2 * variable.length }, tag);
-    el('text', { x: 7, y: 4.5 }, tag).textContent = variable;
+    el('rect', { class: 'var-tag', x: left + 10, y: top - 21, height: 18, rx: 5, width: 14 + 7.2 * variable.length }, g);
+    el('text', { class: 'var-tag', x: left + 17, y: top - 7.5 }, g).textContent = variable;
   }
-  const badge = el('g', { class: 'badge-pos', transform: `translate(${NODE_W - 2} 2)` }, g);
-  const badgeInner = el('g', { class: 'badge' }, badge);
-  el('circle', { r: 12 }, badgeInner);
-  const badgeText = el('text', { y: 4.5, 'text-anchor': 'middle' }, badgeInner);
-  return { g, line3, saved, badgeInner, badgeText, acc, node: n, last: {} };
+  const badge = el('g', { class: 'badge' }, g);
+  el('circle', { cx: left + NODE_W - 2, cy: top + 2, r: 12 }, badge);
+  const badgeText = el('text', { x: left + NODE_W - 2, y: top + 6.5, 'text-anchor': 'middle' }, badge);
+  return { g, line3, saved, badge, badgeText, acc, node: n, last: {} };
 }
 
 function describe(n) {
@@ -155,41 +158,41 @@ function describe(n) {
 function update(view, frame, state) {
   const forward = view.lastK !== null && frame.k === view.lastK + 1;
   const leafGrad = new Map(frame.leaves.map((l) => [l.name, l]));
-  for (const [id, v] of view.nodes) updateNode(v, frame.nodes.get(id), leafGrad.get(v.node.leaf), forward);
+  const big = view.graph.nodes.length > BIG;
+  for (const [id, v] of view.nodes) updateNode(v, frame.nodes.get(id), leafGrad.get(v.node.leaf), forward, big);
   for (const [key, e] of view.edges) {
     const sent = frame.edges.get(key);
     const kind = sent ? (sent.current ? 'current' : 'sent') : 'idle';
     setClass(e.path, `edge ${kind}`);
-    if (e.path.getAttribute('marker-end') !== `url(#arrow-${kind})`) e.path.setAttribute('marker-end', `url(#arrow-${kind})`);
+    setClass(e.head, `arrowhead ${kind}`);
     setClass(e.label, `edge-label ${kind}`);
     const text = sent ? clip(short(sent.text), 16) : '';
     if (text !== e.last) {
       e.last = text;
       e.text.textContent = text;
       const w = 14 + 7.4 * text.length;
-      e.box.setAttribute('x', String(-w / 2 + e.side * (w / 2 + 3)));
+      const cx = e.at[0] + e.side * (w / 2 + 3);
+      e.box.setAttribute('x', String(cx - w / 2));
       e.box.setAttribute('width', String(w));
-      e.text.setAttribute('x', String(e.side * (w / 2 + 3)));
+      e.text.setAttribute('x', String(cx));
     }
   }
   animate(view, frame, state, forward);
   view.lastK = frame.k;
 }
 
-function updateNode(v, n, leaf, forward) {
+function updateNode(v, n, leaf, forward, big) {
   setClass(v.g, `node ${n.status}${v.acc ? ' acc' : ''}${n.fresh ? ' fresh' : ''}${leaf && leaf.write ? ` written ${leaf.write}` : ''}`);
   const badge = n.status === 'done' ? '✓' : n.status === 'error' ? '✗' : n.status === 'running' ? '▶'
     : n.deps === null ? '' : String(n.deps);
   setText(v.badgeText, badge);
-  setClass(v.badgeInner, `badge ${n.status}${n.deps === 0 ? ' zero' : ''}`);
-  if (forward && v.last.badge !== undefined && v.last.badge !== badge && /^\d+$/.test(badge)) {
-    v.badgeInner.animate([{ transform: 'scale(1.45)' }, { transform: 'scale(1)' }],
-                         { duration: 450, easing: 'ease-out' });
+  setClass(v.badge, `badge ${n.status}${n.deps === 0 ? ' zero' : ''}`);
+  if (forward && !big && v.last.badge !== undefined && v.last.badge !== badge && /^\d+$/.test(badge)) {
+    v.badge.firstChild.animate([{ r: '17px' }, { r: '12px' }], { duration: 450, easing: 'ease-out' });
   }
   v.last.badge = badge;
-  for (const [name, span] of v.saved) {
-    const freed = n.freed.has(name);
-    setClass(span, `saved${span.getAttribute('class').includes('tensor') ? ' tensor' : ''}${freed ? ' freed' : ''}${n.justFreed?.has(name) ? ' just' : ''}`);
+  for (const [name, { span, tensor }] of v.saved) {
+    setClass(span, `saved${tensor ? ' tensor' : ''}${n.freed.has(name) ? ' freed' : ''}${n.justFreed.has(name) ? ' just' : ''}`);
   }
   setText(v.line3, v.acc ? accLine(v.node, n, leaf) : gradLine(n));
 }
@@ -217,6 +220,13 @@ function animate(view, frame, state, forward) {
   view.pulseLayer.replaceChildren();
   if (!forward || !frame.step || matchMedia('(prefers-reduced-motion: reduce)').matches) return;
   const duration = Math.min(900, beat(state.settings.speed) * 0.55);
+  const n = view.byId.get(frame.step.node);
+  const glow = el('rect', { class: `glow${frame.step.error ? ' error' : ''}`, x: n.x * COL - NODE_W / 2 - 3, y: n.layer * ROW - NODE_H / 2 - 3,
+                            width: NODE_W + 6, height: NODE_H + 6, rx: isAccumulate(n) ? 28 : 11 }, view.pulseLayer);
+  const light = glow.animate([{ opacity: 0.9, strokeWidth: '14px' }, { opacity: 0, strokeWidth: '2px' }],
+                             { duration: Math.max(500, duration), easing: 'ease-out', fill: 'forwards' });
+  light.onfinish = () => glow.remove();
+  view.animations.push(light);
   for (const sent of frame.step.sent) {
     const e = view.edges.get(`${frame.step.node}:${sent.edge}`);
     if (!e) continue;
@@ -235,24 +245,29 @@ function animate(view, frame, state, forward) {
 // -- size and scrolling ----------------------------------------------------------------------
 
 function fit(root, view) {
-  const svg = root.querySelector('svg');
   const wide = Math.max(200, root.clientWidth - 4) / view.width;
   const tall = root.clientHeight > 200 ? (root.clientHeight - 4) / view.height : wide;
   const scale = Math.max(0.55, Math.min(1.3, wide, Math.max(tall, 0.75)));
-  svg.setAttribute('width', String(Math.round(view.width * scale)));
-  svg.setAttribute('height', String(Math.round(view.height * scale)));
+  for (const svg of root.querySelectorAll('svg')) {
+    svg.setAttribute('width', String(Math.round(view.width * scale)));
+    svg.setAttribute('height', String(Math.round(view.height * scale)));
+  }
   view.scale = scale;
 }
 
+/** Keep the running node in sight when the graph is larger than its box. The node's place
+ * comes from the layout, and the box is measured a frame later, when layout is clean. */
 function follow(root, view, frame) {
-  const id = frame.step ? frame.step.node : frame.graph.root;
-  const n = view.byId.get(id);
-  if (!n || root.scrollHeight <= root.clientHeight + 2 && root.scrollWidth <= root.clientWidth + 2) return;
-  const box = view.nodes.get(id).g.getBoundingClientRect();
-  const area = root.getBoundingClientRect();
-  const outside = box.top < area.top || box.bottom > area.bottom || box.left < area.left || box.right > area.right;
-  if (outside) {
-    root.scrollBy({ top: box.top - area.top - area.height / 2 + box.height / 2,
-                    left: box.left - area.left - area.width / 2 + box.width / 2, behavior: 'smooth' });
-  }
+  const n = view.byId.get(frame.step ? frame.step.node : frame.graph.root);
+  if (!n) return;
+  requestAnimationFrame(() => {
+    const cx = (n.x * COL + view.offset[0]) * view.scale;
+    const cy = (n.layer * ROW + view.offset[1]) * view.scale;
+    const margin = 60 * view.scale;
+    const { scrollLeft: left, scrollTop: top, clientWidth: width, clientHeight: height } = root;
+    const inside = cx - margin >= left && cx + margin <= left + width
+      && cy - margin >= top && cy + margin <= top + height;
+    const behavior = view.graph.nodes.length > BIG ? 'instant' : 'smooth';
+    if (!inside) root.scrollTo({ left: cx - width / 2, top: cy - height / 2, behavior });
+  });
 }

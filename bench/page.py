@@ -1,0 +1,148 @@
+"""Page benchmark: first-load transfer size, Run → first animated step, and frames per
+second while a ~300-node graph animates. It drives Debian's Chromium (never a downloaded
+browser) against the real server on a free loopback port, and prints; it asserts nothing.
+
+The page marks `run-pressed` when Run is pressed and `first-step` when it first paints a
+step, and measures `run-to-first-step` between them (static/js/app.js).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import os
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+
+from app.main import create_app
+from app.presets import PRESETS
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+FIRST_LOAD_BUDGET = 150_000
+RUNS = 5
+FPS_SECONDS = 4.0
+
+
+def big_program(target_nodes: int = 300) -> str:
+    """Leaves, then statements of one or two ops each on recent values (some fan-out), then
+    a loss: about `target_nodes` backward nodes."""
+    lines = ["a = 0.5", "b = -0.25", "c = 0.75", "d = 0.1"]
+    names = ["a", "b", "c", "d"]
+    forms = ["{x} * {y}", "torch.tanh({x}) + {y}", "{x} - {y} * 0.5", "torch.sigmoid({x} * {y})"]
+    k = 0
+    while 1.7 * k < target_nodes - 8:
+        x, y = names[-1], names[-3 if k % 3 else -5 if len(names) > 5 else -2]
+        lines.append(f"h{k} = " + forms[k % len(forms)].format(x=x, y=y))
+        names.append(f"h{k}")
+        k += 1
+    lines.append(f"loss = {names[-1]} + {names[-2]}")
+    return "\n".join(lines) + "\n"
+
+
+def link(base: str, source: str) -> str:
+    return f"{base}/#p={base64.urlsafe_b64encode(source.encode()).decode().rstrip('=')}"
+
+
+@contextmanager
+def serve() -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def first_load(browser: Any, base: str) -> tuple[int, int]:
+    """Bytes transferred by a cold load: the static files alone, and with the API calls."""
+    page = browser.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-run='done']")
+    entries = page.evaluate("""() => [
+        ...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')
+    ].map((e) => [e.name, e.transferSize])""")
+    page.close()
+    total = sum(size for _, size in entries)
+    static = sum(size for name, size in entries if "/api/" not in name)
+    return static, total
+
+
+def run_to_first_step(browser: Any, base: str, source: str) -> float:
+    page = browser.new_page()
+    page.goto(link(base, source))
+    page.wait_for_selector("body[data-run='done']")
+    page.click("#run")
+    page.wait_for_function("() => performance.getEntriesByName('run-to-first-step').length > 0")
+    ms = float(page.evaluate("() => performance.getEntriesByName('run-to-first-step')[0].duration"))
+    page.close()
+    return ms
+
+
+def fps_while_animating(browser: Any, base: str, source: str) -> tuple[float, int, float]:
+    """Frames per second over FPS_SECONDS of playing at 4×, the graph's node count, and the
+    longest frame in ms."""
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(link(base, source))
+    page.wait_for_selector("body[data-run='done']")
+    nodes = page.locator("svg#graph .node").count()
+    page.select_option("#speed", "4")
+    page.click("#play")
+    frames = page.evaluate("""(seconds) => new Promise((resolve) => {
+        const times = [];
+        const start = performance.now();
+        function tick(now) {
+            times.push(now);
+            if (now - start < seconds * 1000) requestAnimationFrame(tick); else resolve(times);
+        }
+        requestAnimationFrame(tick);
+    })""", FPS_SECONDS)
+    page.close()
+    gaps = [b - a for a, b in itertools.pairwise(frames)]
+    return (len(frames) - 1) / ((frames[-1] - frames[0]) / 1000), nodes, max(gaps)
+
+
+def main() -> None:
+    print("Page (Chromium, real server on loopback)")
+    if not os.path.exists(CHROMIUM):
+        print(f"  skipped: {CHROMIUM} is missing (apt-get install chromium)")
+        return
+    from playwright.sync_api import sync_playwright
+
+    worked = PRESETS[0].source
+    big = big_program()
+    with serve() as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        static, total = first_load(browser, base)
+        flag = "under" if static < FIRST_LOAD_BUDGET else "OVER"
+        print(f"  first load: {static / 1000:.1f} kB static (HTML, CSS, JS, icon), "
+              f"{total / 1000:.1f} kB with the API calls; {flag} the "
+              f"{FIRST_LOAD_BUDGET // 1000} kB budget")
+        for name, source in (("worked example", worked), ("~300-node program", big)):
+            times = [run_to_first_step(browser, base, source) for _ in range(RUNS)]
+            print(f"  Run → first animated step, {name}: median {statistics.median(times):.0f} ms "
+                  f"(min {min(times):.0f}, max {max(times):.0f}, {RUNS} runs)")
+        fps, nodes, worst = fps_while_animating(browser, base, big)
+        print(f"  animating {nodes} nodes at 4×: {fps:.0f} frames/s over {FPS_SECONDS:.0f} s, "
+              f"longest frame {worst:.0f} ms")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
