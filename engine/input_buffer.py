@@ -32,12 +32,32 @@ def validate_output(grad: Tensor, target: Node) -> Tensor:
     """`validate_outputs`: sum a broadcast gradient back to the input's shape and dtype."""
     values = grad.data
     if values.shape != target.input_shape:
+        if grad.requires_grad and grad.ctx.grad_mode:
+            return _recorded_sum_to(grad, target.input_shape)
         values = sum_to(values, target.input_shape)
     if target.input_dtype is not None and values.dtype != target.input_dtype:
         values = cast(values, target.input_dtype)
     if values is grad.data:
         return grad
     return Tensor(as_values(values, values.dtype), grad.ctx, grad_fn=grad.grad_fn)
+
+
+def _recorded_sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """`at::sum_to` under create_graph: `sum()` to a 0-d shape (SumBackward0), else
+    `sum(dims, keepdim=True)` (SumBackward1) and a view if leading dims went
+    (ViewBackward0)."""
+    from engine.functions import sum as full_sum
+    from engine.functions.higher_order import SumBackward1, ViewBackward0, recorded
+
+    if shape == ():
+        return full_sum(grad)
+    values = grad.data
+    lead = values.ndim - len(shape)
+    kept = sum_to(values, (1,) * lead + shape)
+    out = recorded(SumBackward1, kept, [grad], grad)
+    if lead:
+        out = recorded(ViewBackward0, as_values(kept.reshape(shape), kept.dtype), [out], out)
+    return out
 
 
 def sum_to(values: Values, shape: tuple[int, ...]) -> Values:

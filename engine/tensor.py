@@ -133,7 +133,7 @@ def tensor(data: Any, ctx: AutogradContext, *, requires_grad: bool = False) -> T
     if requires_grad and dtype != FLOAT32:
         raise errors.TorchError("RuntimeError", errors.ONLY_FLOAT_REQUIRES_GRAD)
     if dtype == INT64 and any(not -(2**63) <= v < 2**63 for v in flat):
-        raise errors.TorchError("RuntimeError", "Overflow when unpacking long long")
+        raise errors.TorchError("ValueError", "Overflow when unpacking long long")
     if len(flat) > ctx.max_elements:
         raise ValueError(f"a tensor of {len(flat)} elements is larger than the lab allows")
     values = as_values(np.array(flat, dtype=dtype).reshape(shape), dtype)
@@ -141,21 +141,32 @@ def tensor(data: Any, ctx: AutogradContext, *, requires_grad: bool = False) -> T
 
 
 def _shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Number]]:
-    """The shape of nested lists and their numbers in row-major order, as torch checks them."""
-    if not isinstance(data, list):
-        return (), [data]
+    """The shape of nested lists and their numbers in row-major order, checked as torch
+    checks them: the shape comes from the first elements, then every part must fit it."""
     shape: list[int] = []
-    level: list[Any] = [data]
-    while level and all(isinstance(x, list) for x in level):
-        length = len(level[0])
-        for item in level:
-            if len(item) != length:
-                raise errors.ragged(length, len(shape), len(item))
-        shape.append(length)
-        level = [x for item in level for x in item]
-    if any(isinstance(x, list) for x in level):
-        raise errors.TorchError("TypeError", "not a sequence")
-    return tuple(shape), level
+    first = data
+    while isinstance(first, list):
+        shape.append(len(first))
+        if not first:
+            break
+        first = first[0]
+    flat: list[Number] = []
+
+    def store(x: Any, dim: int) -> None:
+        if dim == len(shape):
+            if isinstance(x, list):
+                raise errors.TorchError("TypeError", "must be real number, not list")
+            flat.append(x)
+            return
+        if not isinstance(x, list):
+            raise errors.TorchError("TypeError", "not a sequence")
+        if len(x) != shape[dim]:
+            raise errors.ragged(shape[dim], dim, len(x))
+        for item in x:
+            store(item, dim + 1)
+
+    store(data, 0)
+    return tuple(shape), flat
 
 
 from engine import functions  # noqa: E402  (operators need the op table; it needs Tensor)

@@ -108,11 +108,7 @@ def test_each_kind_of_program_matches_pytorch(source: str) -> None:
     assert_same_as_torch(source)
 
 
-# Found by the random programs and reported; strict, so these flip once the engine is fixed.
-@pytest.mark.xfail(strict=True, reason=(
-    "under create_graph=True, validate_outputs' at::sum_to of a broadcast gradient records "
-    "SumBackward0 (to 0-d) or SumBackward1 (+ ViewBackward0 when leading dims go) in "
-    "PyTorch; the lab records nothing, so every later sequence number is too small"))
+# Found by the random programs; each once differed from PyTorch.
 @pytest.mark.parametrize("source", [
     "c = 2.0\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * c).sum()\n"
     "y.backward(create_graph=True)\nz = c * 3\nz.backward()\n",
@@ -124,26 +120,14 @@ def test_create_graph_sum_to_records_nodes(source: str) -> None:
     assert_same_as_torch(source)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "AbsBackward0 is grad * sgn(self) and PyTorch's sgn(nan) is 0, so a nan input sends 0 "
-    "back (here -0.0 after LogBackward0); the lab's np.sign(nan) is nan"))
 def test_abs_of_nan_sends_zero_back() -> None:
     assert_same_as_torch("a = -1.0\ny = a.log().abs()\n")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "PowBackward0 for `a ** 0.5` computes a ** -0.5, which PyTorch's kernel evaluates as "
-    "rsqrt: -inf at -0.0 (IEEE pow gives +inf); the lab gives +inf, so a.grad has the "
-    "wrong sign. The same holds for the forward `a ** -0.5` at -0.0"))
 def test_pow_half_at_negative_zero() -> None:
     assert_same_as_torch("a = -0.0\ny = a ** 0.5\n")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "PyTorch refuses only a negative *number* exponent for integer tensors (pow.Scalar: "
-    "`torch.tensor(2) ** -1`); tensor ** tensor and number ** tensor compute integer "
-    "powers (2 ** -2 is 0, -1 ** -1 is -1); the lab raises 'Integers to negative integer "
-    "powers are not allowed.' for them"))
 @pytest.mark.parametrize("source", [
     "a = torch.tensor(2)\nw = 2.0\ny = (a ** (-a)) * w\n",
     "a = torch.tensor(2)\nw = 2.0\ny = (3 ** (-a)) * w\n",

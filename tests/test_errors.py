@@ -192,10 +192,6 @@ def test_other_messages_match_live_pytorch(source: str) -> None:
 
 
 @pytest.mark.torch
-@pytest.mark.xfail(strict=True, reason=(
-    "reported: torch.tensor([1.0, [2.0]]) raises TypeError 'must be real number, not list' "
-    "in PyTorch, the lab says 'not a sequence'; torch.tensor(2**63) raises ValueError "
-    "'Overflow when unpacking long long', the lab a RuntimeError"))
 @pytest.mark.parametrize("source", ["a = torch.tensor([1.0, [2.0]])\n",
                                     "a = torch.tensor(9223372036854775808)\n"],
                          ids=["number-then-list", "int64-overflow"])

@@ -183,6 +183,8 @@ def _power(base: Values, exponent: float, dtype: np.dtype[Any]) -> Values:
         return base * base * base
     if exponent == 0.5:
         return np.sqrt(base)
+    if exponent == -0.5:
+        return dtype.type(1) / np.sqrt(base)          # rsqrt: -inf at -0.0
     if exponent == -1:
         return dtype.type(1) / base
     if exponent == -2:
@@ -244,12 +246,22 @@ class PowBackward1(Node):
         return [grad_self, grad_exponent]
 
 
+def _integer_power(base: Values, exponent: Values) -> Values:
+    """powi: integer powers, where a negative exponent gives 1 for 1, ±1 for -1, else 0
+    (only `int_tensor ** negative_number` is an error, raised in `pow`)."""
+    base, exponent = np.broadcast_arrays(base, exponent)
+    negative = exponent < 0
+    safe = np.power(base, np.where(negative, 0, exponent))
+    odd = np.abs(exponent) % 2 == 1
+    inverse = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, inverse, safe)
+
+
 def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
     dtype = result_dtype(self, exponent)
-    if dtype == INT64 and np.any(np.asarray(exponent.data) < 0):
-        raise errors.TorchError("RuntimeError", errors.INTEGER_NEGATIVE_POWER)
+    kernel = _integer_power if dtype == INT64 else np.power
     out, node = record(PowBackward1, [self, exponent],
-                       binary_values(np.power, self, exponent, dtype), self)
+                       binary_values(kernel, self, exponent, dtype), self)
     if node:
         node.save("self", self)
         node.save("exponent", exponent)
@@ -278,9 +290,8 @@ def pow_scalar_base(base: Number, exponent: Tensor) -> Tensor:
     """`number ** tensor`: torch/_tensor.py `__rpow__` calls torch.pow(number, tensor)."""
     base_t = wrap(base, exponent)
     dtype = result_dtype(base_t, exponent)
-    if dtype == INT64 and np.any(np.asarray(exponent.data) < 0):
-        raise errors.TorchError("RuntimeError", errors.INTEGER_NEGATIVE_POWER)
-    values = as_values(np.power(cast(base_t.data, dtype), cast(exponent.data, dtype)), dtype)
+    kernel = _integer_power if dtype == INT64 else np.power
+    values = as_values(kernel(cast(base_t.data, dtype), cast(exponent.data, dtype)), dtype)
     out, node = record(PowBackward2, [exponent], values, exponent)
     if node:
         node.save("self", base)

@@ -129,8 +129,9 @@ class AbsBackward0(_Pointwise):
     saves = "self"
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        sgn = recorded(SgnBackward0, as_values(np.sign(float_values(saved)), FLOAT32),
-                       [saved], saved)
+        # sgn, as PyTorch defines it, is 0 at nan (np.sign gives nan there).
+        sign = np.nan_to_num(np.sign(float_values(saved)), nan=0.0)
+        sgn = recorded(SgnBackward0, as_values(sign, FLOAT32), [saved], saved)
         return grad * sgn
 
 
