@@ -8,6 +8,8 @@ export function render(root, state) {
   const replaced = area.value !== state.program;
   if (replaced) area.value = state.program;
   const lines = state.program.split('\n');
+  const rows = String(Math.max(8, Math.min(24, lines.length + 1)));
+  if (area.getAttribute('rows') !== rows) area.setAttribute('rows', rows);
   const error = shownError(state);
   const frame = frameAt(state.run, shownStep(state));
   const active = frame.pass && state.run.source === state.program ? frame.pass.line : null;
@@ -28,6 +30,7 @@ function shownError(state) {
 }
 
 function renderGutter(gutter, count, errorLine, activeLine) {
+  gutter.dataset.digits = String(String(count).length);
   if (gutter.childElementCount !== count) {
     const items = [];
     for (let i = 1; i <= count; i++) {
