@@ -137,7 +137,9 @@ function detail(frame, node, step) {
   } else if (isAccumulate(node)) {
     parts.push(`${node.leaf}.grad was None, so AccumulateGrad stores the gradient; a later backward() would add to it.`);
   }
-  if (!parts.length && frame.k === frame.pops) parts.push('Backward is done: every node has run.');
+  if (frame.j === frame.pass.steps.length - 1 && !frame.queue.length) {
+    parts.push(`${frame.pass.output}.backward() is done: every node it reached has run.`);
+  }
   return parts.join(' ');
 }
 

@@ -72,16 +72,22 @@ export function fold(run, kind, data) {
   }
 }
 
-// -- the timeline: step 0 is before the first pop; step k is after the k-th pop -------------
+// -- the timeline: step 0 is before the first pop; then one frame per pop, and before each
+// later backward() call's first pop one frame for its start (a new graph, counts again) --
 
 const timelines = new WeakMap();
 
 export function timeline(run) {
   let t = timelines.get(run);
   if (t) return t;
-  const places = [{ p: 0, j: -1 }];
-  run.passes.forEach((pass, p) => pass.steps.forEach((_, j) => places.push({ p, j })));
-  const pops = places.length - 1;
+  const places = [];
+  let pops = 0;
+  run.passes.forEach((pass, p) => {
+    places.push({ p, j: -1 });
+    pass.steps.forEach((_, j) => places.push({ p, j }));
+    pops += pass.steps.length;
+  });
+  if (!places.length) places.push({ p: 0, j: -1 });
   const end = run.status === 'done' && pops > 0 && endDiffers(run);
   if (end) places.push({ p: run.passes.length - 1, j: run.passes.at(-1).steps.length - 1, end: true });
   t = { places, pops, end, count: places.length };
