@@ -204,7 +204,7 @@ function wire() {
 function onKey(event) {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   const tag = event.target.tagName;
-  if (tag === 'TEXTAREA' || tag === 'SELECT' || (tag === 'INPUT' && event.target.type !== 'checkbox')) return;
+  if (tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'INPUT') return;
   const keys = {
     ArrowRight: () => move(1),
     ArrowLeft: () => move(-1),

@@ -161,11 +161,17 @@ def test_scrub_and_play(page: Any, server_url: str) -> None:
         assert str(page.locator("#sentence").text_content()).startswith(label(popped[k - 1]))
         expect(page).to_have_url(re.compile(rf"[#&]s={k}(&|$)"))
     page.locator("#speed").select_option("4")
+    page.locator("#stage").focus()
     page.keyboard.press("Home")
-    page.locator("#play").click()
+    page.keyboard.press(" ")
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Pause")
     expect(page.locator("#counter")).to_have_text(f"step 2 of {len(popped)}", timeout=5000)
+    page.keyboard.press(" ")
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
     page.locator("#play").click()
-    assert page.locator("#play").get_attribute("aria-label") == "Play"
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Pause")
+    page.locator("#play").click()
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
 
 
 def test_error_underlines_line_and_column(page: Any, server_url: str) -> None:
