@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.limits import Limits
 from app.presets import PRESETS, Preset
 from app.settings import Settings
-from app.trace import Trace, TraceEvent, quiet_floats, run_source, trace_events
+from app.trace import Trace, TraceEvent, piece_json, quiet_floats, run_source, trace_events
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -32,11 +33,17 @@ def _settings(request: Request) -> Settings:
 
 
 @router.post("/trace", response_model=Trace)
-async def trace(body: TraceRequest, request: Request) -> Trace:
+async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
     limits = _settings(request).limits()
-    return await run_in_threadpool(run_source, body.source, limits)
+    document = await run_in_threadpool(_trace_json, body.source, limits)
+    # Already serialised from the Trace model (its schema is the response_model above).
+    return Response(content=document, media_type="application/json")
+
+
+def _trace_json(source: str, limits: Limits) -> str:
+    return run_source(source, limits).model_dump_json()
 
 
 @router.post("/trace/stream", response_class=EventSourceResponse)
@@ -51,7 +58,7 @@ async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[Se
         if piece is None:
             return
         kind, model = piece
-        yield ServerSentEvent(event=kind, raw_data=model.model_dump_json())
+        yield ServerSentEvent(event=kind, raw_data=piece_json(model))
 
 
 def _next_piece(events: Iterator[TraceEvent]) -> TraceEvent | None:

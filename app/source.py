@@ -8,6 +8,7 @@ with a message that says what to write instead, and where.
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import dataclass
 
 from app.limits import DEFAULT_LIMITS, Limits
@@ -61,11 +62,17 @@ def _span(node: ast.AST) -> Span:
                 (getattr(node, "end_col_offset", None) or col - 1) + 1)
 
 
+# CPython 3.11's ast.parse is not safe in several threads at once (python/cpython#106905:
+# "AST constructor recursion depth mismatch"), and the server parses in a thread pool.
+_PARSER_LOCK = threading.Lock()
+
+
 def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
     """Parse and check a program; raises SourceError for anything outside the language."""
     _check_size(source, limits)
     try:
-        tree = ast.parse(source, mode="exec")
+        with _PARSER_LOCK:
+            tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
         raise SourceError("SyntaxError", _syntax_message(e), e.lineno or 1,
                           _syntax_col(e)) from None
@@ -82,7 +89,8 @@ def _too_deep(source: str) -> tuple[int, int]:
     deep on its own, at its first non-blank column; else the start of the program."""
     for number, text in enumerate(source.splitlines(), start=1):
         try:
-            ast.parse(text.strip())
+            with _PARSER_LOCK:
+                ast.parse(text.strip())
         except (RecursionError, MemoryError):
             return number, len(text) - len(text.lstrip()) + 1
         except SyntaxError:

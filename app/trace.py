@@ -7,13 +7,16 @@ can send each as soon as the engine yields it; `run_source` just collects them.
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
+import threading
 from collections.abc import Iterator
-from typing import Any, Union
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Union
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from app.layout import layout
 from app.limits import DEFAULT_LIMITS, Limits
@@ -32,6 +35,9 @@ def encode(values: Any) -> JSONValue:
     """float32 values widened to JSON numbers; nan and infinities as strings."""
     if values is None:
         return None
+    if type(values) is np.float32:
+        x = float(values)
+        return x if math.isfinite(x) else _finite(x)  # type: ignore[no-any-return]
     out: JSONValue = _finite(np.asarray(values).tolist())
     return out
 
@@ -56,53 +62,69 @@ class ErrorInfo(BaseModel):
     col: int | None = Field(None, description="1-based column")
 
 
-class SavedValue(BaseModel):
-    name: str = Field(description="as in `grad_fn._saved_<name>`")
-    value: str = Field(description="printed value")
+# Note [Trusted construction]
+# Graphs and steps are built from the engine's own events, whose types are fixed, so they
+# are plain dataclasses, made without validation: a big trace has one Step per pop, and
+# validating tens of thousands of pydantic models would cost more than running the engine.
+# Pydantic still knows their schema, so /docs describes them and serialisation is native.
+
+@dataclass(slots=True)
+class SavedValue:
+    name: Annotated[str, Field(description="as in `grad_fn._saved_<name>`")]
+    value: Annotated[str, Field(description="printed value")]
     is_tensor: bool
     released: bool
 
 
-class GraphNode(BaseModel):
+@dataclass(slots=True)
+class GraphNode:
     id: int
     name: str
     seq: int
-    next: list[int | None] = Field(description="next_functions, in argument order")
-    variable: str | None = Field(description="the variable this node's output was bound to")
-    leaf: str | None = Field(description="AccumulateGrad: the leaf's name")
-    value: str | None = Field(description="AccumulateGrad: the leaf's value, printed")
+    next: Annotated[list[int | None], Field(description="next_functions, in argument order")]
+    variable: Annotated[str | None, Field(
+        description="the variable this node's output was bound to")]
+    leaf: Annotated[str | None, Field(description="AccumulateGrad: the leaf's name")]
+    value: Annotated[str | None, Field(description="AccumulateGrad: the leaf's value, printed")]
     shape: list[int]
     saved: list[SavedValue]
-    layer: int = Field(description="layout: 0 is the output, leaves at the bottom")
-    x: float = Field(description="layout: position within the layer")
+    layer: Annotated[int, Field(description="layout: 0 is the output, leaves at the bottom")]
+    x: Annotated[float, Field(description="layout: position within the layer")]
 
 
-class Graph(BaseModel):
+@dataclass(slots=True)
+class Graph:
     root: int
     nodes: list[GraphNode]
 
 
-class Sent(BaseModel):
-    edge: int = Field(description="index into the node's next_functions")
+@dataclass(slots=True)
+class Sent:
+    edge: Annotated[int, Field(description="index into the node's next_functions")]
     to: int
     value: JSONValue
     text: str | None
 
 
-class Step(BaseModel):
+@dataclass(slots=True)
+class Step:
     """One ready-queue pop. `name`, `seq` and `leaf` are the contract's fields."""
 
     name: str
     seq: int
     leaf: str | None
     node: int
-    grad: JSONValue = Field(description="the summed gradient the node received")
+    grad: Annotated[JSONValue, Field(description="the summed gradient the node received")]
     grad_text: str | None
-    sent: list[Sent] = []
-    dependencies: dict[int, int] = Field({}, description="counts that changed")
-    ready: list[int] = Field([], description="nodes this pop made ready")
-    queue: list[int] = Field([], description="the ready queue afterwards, in pop order")
-    released: list[str] = Field([], description="saved tensors freed after the node ran")
+    sent: list[Sent] = field(default_factory=list)
+    dependencies: Annotated[dict[int, int], Field(description="counts that changed")] = field(
+        default_factory=dict)
+    ready: Annotated[list[int], Field(description="nodes this pop made ready")] = field(
+        default_factory=list)
+    queue: Annotated[list[int], Field(
+        description="the ready queue afterwards, in pop order")] = field(default_factory=list)
+    released: Annotated[list[str], Field(
+        description="saved tensors freed after the node ran")] = field(default_factory=list)
     grad_before: JSONValue = None
     grad_after: JSONValue = None
     grad_before_text: str | None = None
@@ -134,33 +156,45 @@ class Trace(BaseModel):
 def graph_model(event: GraphRecorded) -> Graph:
     places = layout(event.root, event.nodes)
     return Graph(root=event.root, nodes=[
-        GraphNode(id=n.id, name=n.name, seq=n.seq, next=list(n.next_ids), variable=n.bound_to,
-                  leaf=n.leaf, value=printed(n.leaf_value), shape=list(n.shape),
-                  saved=[_saved(s) for s in n.saved], layer=places[n.id][0],
-                  x=places[n.id][1])
+        GraphNode(
+            id=n.id, name=n.name, seq=n.seq, next=list(n.next_ids), variable=n.bound_to,
+            leaf=n.leaf, value=printed(n.leaf_value), shape=list(n.shape),
+            saved=[_saved(s) for s in n.saved], layer=places[n.id][0], x=places[n.id][1])
         for n in event.nodes])
 
 
 def _saved(s: SavedInfo) -> SavedValue:
     text = printed(s.value) if s.is_tensor and not s.released else str(s.value)
-    return SavedValue(name=s.name, value=text or "", is_tensor=s.is_tensor, released=s.released)
+    return SavedValue(name=s.name, value=text or "", is_tensor=s.is_tensor,
+                                      released=s.released)
 
 
 def step_model(e: NodePopped, line: int) -> Step:
+    """One pop as the document shows it (see Note [Trusted construction])."""
     error = None if e.error is None else ErrorInfo(type=e.error.type_name,
                                                    message=e.error.message, line=line)
     return Step(
         name=e.name, seq=e.seq, leaf=e.leaf, node=e.node, grad=encode(e.grad),
         grad_text=printed(e.grad),
-        sent=[Sent(edge=s.edge, to=s.to, value=encode(s.value), text=printed(s.value))
-              for s in e.sent],
+        sent=[Sent(edge=s.edge, to=s.to, value=encode(s.value),
+                                   text=printed(s.value)) for s in e.sent],
         dependencies=e.dependencies, ready=list(e.ready), queue=list(e.queue),
         released=list(e.released), grad_before=encode(e.grad_before),
         grad_after=encode(e.grad_after), grad_before_text=printed(e.grad_before),
         grad_after_text=printed(e.grad_after), error=error)
 
 
-TraceEvent = tuple[str, BaseModel]
+Piece = BaseModel | Graph | Step
+TraceEvent = tuple[str, Piece]
+_GRAPH, _STEP = TypeAdapter(Graph), TypeAdapter(Step)
+
+
+def piece_json(piece: Piece) -> str:
+    """One streamed piece as JSON."""
+    if isinstance(piece, BaseModel):
+        return piece.model_dump_json()
+    adapter: TypeAdapter[Any] = _GRAPH if isinstance(piece, Graph) else _STEP
+    return adapter.dump_json(piece).decode()
 
 
 def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[TraceEvent]:
@@ -231,8 +265,38 @@ def collect(events: Iterator[TraceEvent]) -> Trace:
 
 def run_source(source: str, limits: Limits = DEFAULT_LIMITS) -> Trace:
     """Parse, run and trace one program: the CLI's and the API's shared entry point."""
-    with quiet_floats():
+    with quiet_floats(), GC_PAUSE:
         return collect(trace_events(source, limits))
+
+
+class _GcPause:
+    """Python's cycle collector paused while any trace is being built.
+
+    A trace allocates a great many small objects that all stay alive until it is done;
+    the collector would walk them again and again for nothing (a third of the time of a
+    10,000-op trace). Nested and concurrent traces share one pause: the last one out
+    turns collection back on, and it then frees any cycles at once.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._holders += 1
+            if self._holders == 1:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0 and self._was_enabled:
+                gc.enable()
+
+
+GC_PAUSE = _GcPause()
 
 
 def quiet_floats() -> np.errstate:

@@ -84,7 +84,7 @@ class GraphTask:
         try:
             buffer = InputBuffer()
             buffer.add(self.root_grad)
-            self.ready_queue.push(self.root.sequence_nr, (self.root, buffer))
+            self.ready_queue.push(self.root.sequence_nr, (self.root, buffer), self.root.id)
             while self.ready_queue:
                 _, (node, inputs) = self.ready_queue.pop()
                 popped = self.evaluate_function(node, inputs)
@@ -127,14 +127,14 @@ class GraphTask:
             buffer.add(out)
             if count == 0:
                 del self.not_ready[nxt]
-                self.ready_queue.push(nxt.sequence_nr, (nxt, buffer))
+                self.ready_queue.push(nxt.sequence_nr, (nxt, buffer), nxt.id)
                 ready.append(nxt.id)
         after = _grad_values(leaf_tensor)
         return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data, tuple(sent),
                           changed, tuple(ready), self._queue(), released, before, after)
 
     def _queue(self) -> tuple[int, ...]:
-        return tuple([node.id for node, _ in self.ready_queue.in_pop_order()])
+        return tuple(self.ready_queue.in_pop_order())
 
 
 def _grad_values(leaf: Tensor | None) -> Any:

@@ -53,15 +53,29 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
+THRESHOLD = 1000      # more elements than this are summarised with "..."
+EDGE_ITEMS = 3
+LINE_WIDTH = 80
+
+
 def format_values(data: Any, indent: int = 7) -> str:
     """The bracketed body PyTorch prints for these values (without `tensor(` ... `)`)."""
     if type(data) is np.float32:
         return _format_scalar(float(data))
     values = np.asarray(data)
-    formatter = _Formatter(values)
     if values.ndim == 0:
-        return formatter.format(values[()])
-    return _nested(values, formatter, indent)
+        return _Formatter(values).format(values[()])
+    if values.size == 0:
+        return "[]"
+    summarize = values.size > THRESHOLD
+    formatter = _Formatter(_summarized(values) if summarize else values)
+    return _nested(values, formatter, indent, summarize)
+
+
+def format_suffix(data: Any) -> str:
+    """`size=(2, 0)` for empty tensors that are not 1-d, as PyTorch adds it."""
+    shape = np.shape(data)
+    return f", size={shape}" if np.size(data) == 0 and len(shape) != 1 else ""
 
 
 def _format_scalar(v: float) -> str:
@@ -74,16 +88,36 @@ def _format_scalar(v: float) -> str:
     return f"{v:.{PRECISION}{'e' if sci else 'f'}}"
 
 
-def _nested(values: np.ndarray, formatter: _Formatter, indent: int) -> str:
+def _summarized(values: np.ndarray) -> np.ndarray:
+    """`get_summarized_data`: the first and last EDGE_ITEMS along every dimension."""
+    for axis in range(values.ndim):
+        if values.shape[axis] > 2 * EDGE_ITEMS:
+            keep = list(range(EDGE_ITEMS)) + list(range(values.shape[axis] - EDGE_ITEMS,
+                                                        values.shape[axis]))
+            values = np.take(values, keep, axis=axis)
+    return values
+
+
+def _nested(values: np.ndarray, formatter: _Formatter, indent: int, summarize: bool) -> str:
+    """`_tensor_str_with_formatter`: rows of rows, 1-d rows wrapped at 80 columns."""
+    long = summarize and values.shape[0] > 2 * EDGE_ITEMS
     if values.ndim == 1:
-        return "[" + ", ".join(formatter.format(v) for v in values) + "]"
+        items = [formatter.format(v) for v in values]
+        if long:
+            items = [*items[:EDGE_ITEMS], " ...", *items[-EDGE_ITEMS:]]
+        per_line = max(1, (LINE_WIDTH - indent) // (formatter.max_width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = [_nested(v, formatter, indent + 1, summarize) for v in values]
+    if long:
+        rows = [*rows[:EDGE_ITEMS], "...", *rows[-EDGE_ITEMS:]]
     separator = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
-    return "[" + separator.join(_nested(v, formatter, indent + 1) for v in values) + "]"
+    return "[" + separator.join(rows) + "]"
 
 
 def format_tensor(t: Any, *, suffixes: bool = True) -> str:
     """`repr(t)`: values, then `requires_grad=True` for a leaf or `grad_fn=<...>`."""
-    text = "tensor(" + format_values(t.data)
+    text = "tensor(" + format_values(t.data) + format_suffix(t.data)
     if suffixes:
         if t.grad_fn is not None:
             text += f", grad_fn=<{t.grad_fn.name}>"

@@ -12,7 +12,7 @@ any other tie rule disagrees with real PyTorch on some programs.
 from __future__ import annotations
 
 import bisect
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from engine.context import UINT64_MAX
 
@@ -22,36 +22,44 @@ T = TypeVar("T")
 class ReadyQueue(Generic[T]):
     """A max-heap of (sequence_nr, item) with libstdc++'s sift-up and sift-down.
 
-    Beside the heap it keeps the ordinary nodes' sequence numbers sorted, so that the
-    queue can be shown in pop order at every step without popping a copy: see
-    `in_pop_order`.
+    Each task has a label (the lab uses node ids), which is what `in_pop_order` shows.
+    Beside the heap it keeps the ordinary nodes' sequence numbers sorted, with their labels
+    in a parallel list, so the queue can be shown in pop order at every step without
+    popping a copy.
     """
 
-    __slots__ = ("heap", "_ordinary", "_by_seq")
+    __slots__ = ("heap", "_labels", "_ordinary", "_ordinary_labels")
 
     def __init__(self) -> None:
         self.heap: list[tuple[int, T]] = []
-        self._ordinary: list[int] = []          # ascending; all distinct
-        self._by_seq: dict[int, T] = {}
+        self._labels: dict[int, Any] = {}           # id(item) -> label
+        self._ordinary: list[int] = []              # ascending; all distinct
+        self._ordinary_labels: list[Any] = []       # in the same order
 
     def __len__(self) -> int:
         return len(self.heap)
 
-    def push(self, sequence_nr: int, item: T) -> None:
-        """`std::push_heap`: append, then move up past strictly smaller parents."""
+    def push(self, sequence_nr: int, item: T, label: Any = None) -> None:
+        """`std::push_heap`: append, then move up past strictly smaller parents.
+
+        `label` is what `in_pop_order` shows for this task (the item itself if None)."""
+        label = item if label is None else label
         self.heap.append((sequence_nr, item))
         _sift_up(self.heap, len(self.heap) - 1, (sequence_nr, item))
+        self._labels[id(item)] = label
         if sequence_nr != UINT64_MAX:
-            bisect.insort(self._ordinary, sequence_nr)
-            self._by_seq[sequence_nr] = item
+            at = bisect.bisect(self._ordinary, sequence_nr)
+            self._ordinary.insert(at, sequence_nr)
+            self._ordinary_labels.insert(at, label)
 
     def pop(self) -> tuple[int, T]:
         """Take the task that runs next."""
         top = self._pop_heap()
+        del self._labels[id(top[1])]
         if top[0] != UINT64_MAX:
             # The largest key is on top, so an ordinary node on top is the largest of them.
             self._ordinary.pop()
-            del self._by_seq[top[0]]
+            self._ordinary_labels.pop()
         return top
 
     def _pop_heap(self) -> tuple[int, T]:
@@ -78,21 +86,21 @@ class ReadyQueue(Generic[T]):
         heap.pop()
         return top
 
-    def in_pop_order(self) -> list[T]:
+    def in_pop_order(self) -> list[Any]:
         """The waiting items in the order they will pop (if nothing else is pushed).
 
         Every AccumulateGrad (UINT64_MAX) pops before every ordinary node, in the order
         the heap gives them, so only those are popped from a copy of the heap; ordinary
         nodes have distinct sequence numbers and follow from largest to smallest.
         """
-        by_seq = self._by_seq
-        ordinary = [by_seq[seq] for seq in reversed(self._ordinary)]
+        ordinary = self._ordinary_labels[::-1]
         waiting = len(self.heap) - len(self._ordinary)
         if not waiting:
             return ordinary
         copy: ReadyQueue[T] = ReadyQueue()
         copy.heap = list(self.heap)
-        return [copy._pop_heap()[1] for _ in range(waiting)] + ordinary
+        labels = self._labels
+        return [labels[id(copy._pop_heap()[1])] for _ in range(waiting)] + ordinary
 
 
 def _sift_up(heap: list[tuple[int, T]], hole: int, value: tuple[int, T]) -> None:
