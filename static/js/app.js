@@ -83,6 +83,7 @@ function status() {
   if (run.status !== 'done') return '';
   const pops = timeline(run).pops;
   if (run.source !== state.program) return 'Edited: press Run to trace the new text.';
+  if (!run.passes.length && run.error) return `${run.error.type}: nothing ran backward.`;
   return `${pops} ${pops === 1 ? 'pop' : 'pops'} in ${run.passes.length} backward ${run.passes.length === 1 ? 'call' : 'calls'}`;
 }
 

@@ -56,7 +56,7 @@ function renderMarks(marks, lines, error) {
   const before = lines.slice(0, index).map((l) => `${l}\n`).join('') + lines[index].slice(0, start);
   const mark = document.createElement('mark');
   mark.className = 'err';
-  mark.textContent = lines[index].slice(start, end) || ' ';
+  mark.textContent = lines[index].slice(start, end) || '\u00a0\u00a0\u00a0';
   marks.replaceChildren(document.createTextNode(before), mark,
                         document.createTextNode(lines[index].slice(end)));
 }

@@ -117,8 +117,15 @@ function buildNode(n, parent) {
   const g = el('g', { class: 'node waiting' }, parent);
   el('title', {}, g).textContent = describe(n);
   el('rect', { class: 'node-box', x: left, y: top, width: NODE_W, height: NODE_H, rx: acc ? 26 : 9 }, g);
-  el('text', { class: 'node-name', x: left + 14, y: top + 23 }, g).textContent = acc ? 'AccumulateGrad' : n.name;
-  el('text', { class: 'node-seq', x: left + NODE_W - 14, y: top + 23, 'text-anchor': 'end' }, g).textContent = seqText(n);
+  const name = el('text', { class: 'node-name', x: left + 14, y: top + 23 }, g);
+  name.textContent = acc ? 'AccumulateGrad' : n.name;
+  const seq = seqText(n);
+  el('text', { class: 'node-seq', x: left + NODE_W - 14, y: top + 23, 'text-anchor': 'end' }, g).textContent = seq;
+  const room = NODE_W - 34 - 8.2 * seq.length;
+  if (8.3 * name.textContent.length > room) {
+    name.setAttribute('textLength', String(room));
+    name.setAttribute('lengthAdjust', 'spacingAndGlyphs');
+  }
   const line2 = el('text', { class: acc ? 'node-leaf' : 'node-saved', x: left + 14, y: top + 45 }, g);
   const saved = new Map();
   if (acc) {
