@@ -24,7 +24,7 @@ def client() -> TestClient:
 def shell(client: TestClient) -> str:
     response = client.get("/")
     assert response.status_code == 200
-    return response.text
+    return str(response.text)
 
 
 def test_shell_has_csp_and_no_inline_script_or_style(client: TestClient, shell: str) -> None:

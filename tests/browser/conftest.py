@@ -86,8 +86,11 @@ def new_page(browser: Any, watch: Watch, width: int = 1440, height: int = 900,
 
     context.route("**/*", guard)
     page = context.new_page()
-    page.on("console", lambda m: m.type in ("error", "warning") and watch.errors.append(
-        f"console {m.type}: {m.text}"))
+    def console(message: Any) -> None:
+        if message.type in ("error", "warning"):
+            watch.errors.append(f"console {message.type}: {message.text}")
+
+    page.on("console", console)
     page.on("pageerror", lambda e: watch.errors.append(f"page error: {e}"))
     return page
 

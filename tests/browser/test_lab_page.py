@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.presets import PRESETS, preset
+from app.presets import PRESETS, Preset, preset
 from app.trace import Step, Trace, run_source
 
 from .conftest import Watch, counter, new_page, program_url, wait_done
@@ -18,8 +18,14 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.browser
 DOCS = Path(__file__).resolve().parent.parent.parent / "docs"
-WORKED = preset("worked-example")
-assert WORKED is not None
+
+def chosen(preset_id: str) -> Preset:
+    found = preset(preset_id)
+    assert found is not None, preset_id
+    return found
+
+
+WORKED = chosen("worked-example")
 
 
 def short(text: str | None) -> str:
@@ -89,9 +95,11 @@ def test_every_preset_runs(page: Any, server_url: str, preset_id: str) -> None:
     wait_done(page)
     assert page.input_value("#source") == chosen.source
     pops = len(steps(trace))
-    assert page.locator("#status").text_content() == (
-        f"{pops} {'pop' if pops == 1 else 'pops'} in {len(trace.passes)} backward "
-        f"{'call' if len(trace.passes) == 1 else 'calls'}")
+    status = (f"{pops} {'pop' if pops == 1 else 'pops'} in {len(trace.passes)} backward "
+              f"{'call' if len(trace.passes) == 1 else 'calls'}")
+    if trace.error and not trace.passes:
+        status = f"{trace.error.type}: nothing ran backward."
+    assert page.locator("#status").text_content() == status
     go_end(page)
     if trace.passes:
         assert final_grads(page) == expected_final(trace)
