@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     pytest.skip("torch is not installed: the differential tests compare with live PyTorch "
                 "(pip install torch==2.13.0)", allow_module_level=True)
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from app.trace import run_source
 from tests.matching import differences, load_cases
@@ -75,11 +75,33 @@ def test_fresh_thread_starts_at_zero_while_this_thread_has_counted() -> None:
     assert seen == [0]
 
 
+def ill_conditioned(source: str, want: dict[str, Any]) -> bool:
+    """PyTorch's own float32 grads are further from its float64 grads than the matching
+    tolerance: float32 rounding alone decides the digits, so no comparison is meaningful
+    (`(w.cos() - w) ** 2.0 ** v.sum()` and the like)."""
+    wide = record(source, float64=True)
+    return bool(differences({**want, "grads": wide["grads"]}, want))
+
+
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs())
 def test_random_programs_match_pytorch(source: str) -> None:
-    assert_same_as_torch(source)
+    want = record(source)
+    diffs = differences(lab(source), want)
+    if diffs and all(d.startswith("grads[") for d in diffs):
+        assume(not ill_conditioned(source, want))
+    assert not diffs, "\n".join([source, *diffs])
+
+
+def test_ill_conditioned_programs_are_recognised() -> None:
+    """The escape hatch above is narrow: it needs PyTorch itself to disagree with itself."""
+    wild = ("v = torch.tensor([[2.0, -0.3, 0.7], [3.0, -0.5, 0.7]], requires_grad=True)\n"
+            "w = torch.tensor(-0.1)\nh0 = (w.cos() - w) ** 2.0 ** torch.sum(v)\n"
+            "out = -(h0 * h0.cos()) ** (w - 1)\n")
+    assert ill_conditioned(wild, record(wild))
+    tame = "a = 0.7\nb = -1.3\ny = (a * b).sin() + (a / b).exp() * a\n"
+    assert not ill_conditioned(tame, record(tame))
 
 
 @pytest.mark.parametrize("source", [

@@ -221,8 +221,12 @@ class Recorder:
         return {"passes": self.passes, "grads": grads, "error": error}
 
 
-def record(source: str) -> dict[str, Any]:
-    """PyTorch's trace of one program, run in a fresh thread (fresh sequence counter)."""
+def record(source: str, float64: bool = False) -> dict[str, Any]:
+    """PyTorch's trace of one program, run in a fresh thread (fresh sequence counter).
+
+    With float64, the same program with torch's default dtype set to float64: a yardstick
+    for how far float32 rounding alone moves this program's gradients.
+    """
     import torch
 
     box: list[dict[str, Any]] = []
@@ -234,11 +238,16 @@ def record(source: str) -> dict[str, Any]:
         except BaseException as e:  # re-raised in the caller's thread
             failure.append(e)
 
+    default = torch.get_default_dtype()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        thread = threading.Thread(target=work, name="torch-recorder")
-        thread.start()
-        thread.join()
+        torch.set_default_dtype(torch.float64 if float64 else torch.float32)
+        try:
+            thread = threading.Thread(target=work, name="torch-recorder")
+            thread.start()
+            thread.join()
+        finally:
+            torch.set_default_dtype(default)
     if failure:
         raise failure[0]
     return box[0]
