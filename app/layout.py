@@ -27,6 +27,7 @@ NODE_WIDTH = 0.8          # columns; static/js/views/geometry.js: NODE_W / COL
 NODE_HEIGHT = 0.55        # rows;    static/js/views/geometry.js: NODE_H / ROW
 BEND = 0.5                # rows over which an edge leaves and enters vertically (at most)
 SWEEPS = 8
+DETAILED_LIMIT = 600      # nodes + dummies; bigger graphs get `_quick_layout`
 PLACEMENT_ROUNDS = 40
 RESTARTS = 24            # random starting orders tried on graphs of up to RESTART_LIMIT
 RESTART_LIMIT = 80        # layout nodes (dummies included)
@@ -57,11 +58,37 @@ def layout(root: int, nodes: tuple[NodeInfo, ...]) -> dict[int, tuple[int, float
     children = {n.id: list(dict.fromkeys(c for c in n.next_ids if c is not None))
                 for n in nodes}
     layer = _longest_path_layers(root, children)
+    crossings = sum(layer[c] - layer[u] - 1 for u, kids in children.items() for c in kids)
+    if len(children) + crossings > DETAILED_LIMIT:
+        return _quick_layout(children, layer)
     graph = _Layered(root, [n.id for n in nodes], children, layer)
     rows = graph.order()
     x = graph.place(rows)
     low = min(x.values(), default=0.0)
     return {i: (layer[i], round(x[i] - low, 4)) for i in children}
+
+
+def _quick_layout(children: dict[int, list[int]],
+                  layer: dict[int, int]) -> dict[int, tuple[int, float]]:
+    """For graphs too big to draw edge by edge: real nodes only, ordered by two
+    barycentre sweeps (down, then up), in time linear in the edges."""
+    rows: dict[int, list[int]] = {}
+    for i in children:                   # the walk's order: root first
+        rows.setdefault(layer[i], []).append(i)
+    parents: dict[int, list[int]] = {i: [] for i in children}
+    for u, kids in children.items():
+        for c in kids:
+            parents[c].append(u)
+    x = {i: float(k) for row in rows.values() for k, i in enumerate(row)}
+    depth = max(rows, default=0)
+    for order, near in ((range(1, depth + 1), parents), (range(depth - 1, -1, -1), children)):
+        for d in order:
+            row = rows[d]
+            row.sort(key=lambda i: (sum(x[j] for j in near[i]) / len(near[i])
+                                    if near[i] else x[i]))
+            for k, i in enumerate(row):
+                x[i] = float(k)
+    return {i: (layer[i], x[i]) for i in children}
 
 
 def _longest_path_layers(root: int, children: dict[int, list[int]]) -> dict[int, int]:

@@ -25,7 +25,7 @@ from app.runner import PassStarted, ProgramFinished, Runner
 from app.source import SourceError, parse
 from engine import TORCH_VERSION
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
-from engine.printing import format_values
+from engine.printing import THRESHOLD, format_suffix, format_values
 
 logger = logging.getLogger(__name__)
 JSONValue = Union[float, int, str, None, list[Any]]
@@ -42,6 +42,15 @@ def encode(values: Any) -> JSONValue:
     return out
 
 
+def encode_step(values: Any) -> JSONValue:
+    """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
+    bigger ones only as printed (summarised) text, so that a trace stays proportional to
+    its steps and not to steps x elements. Final `grads` are always in full."""
+    if values is not None and type(values) is not np.float32 and np.size(values) > THRESHOLD:
+        return None
+    return encode(values)
+
+
 def _finite(x: Any) -> Any:
     if isinstance(x, list):
         return [_finite(v) for v in x]
@@ -52,7 +61,9 @@ def _finite(x: Any) -> Any:
 
 def printed(values: Any) -> str | None:
     """The values as PyTorch prints them: `tensor(28.)`."""
-    return None if values is None else f"tensor({format_values(values)})"
+    if values is None:
+        return None
+    return f"tensor({format_values(values)}{format_suffix(values)})"
 
 
 class ErrorInfo(BaseModel):
@@ -174,13 +185,13 @@ def step_model(e: NodePopped, line: int) -> Step:
     error = None if e.error is None else ErrorInfo(type=e.error.type_name,
                                                    message=e.error.message, line=line)
     return Step(
-        name=e.name, seq=e.seq, leaf=e.leaf, node=e.node, grad=encode(e.grad),
+        name=e.name, seq=e.seq, leaf=e.leaf, node=e.node, grad=encode_step(e.grad),
         grad_text=printed(e.grad),
-        sent=[Sent(edge=s.edge, to=s.to, value=encode(s.value),
+        sent=[Sent(edge=s.edge, to=s.to, value=encode_step(s.value),
                                    text=printed(s.value)) for s in e.sent],
         dependencies=e.dependencies, ready=list(e.ready), queue=list(e.queue),
-        released=list(e.released), grad_before=encode(e.grad_before),
-        grad_after=encode(e.grad_after), grad_before_text=printed(e.grad_before),
+        released=list(e.released), grad_before=encode_step(e.grad_before),
+        grad_after=encode_step(e.grad_after), grad_before_text=printed(e.grad_before),
         grad_after_text=printed(e.grad_after), error=error)
 
 

@@ -102,15 +102,21 @@ def _nested(values: np.ndarray, formatter: _Formatter, indent: int, summarize: b
     """`_tensor_str_with_formatter`: rows of rows, 1-d rows wrapped at 80 columns."""
     long = summarize and values.shape[0] > 2 * EDGE_ITEMS
     if values.ndim == 1:
-        items = [formatter.format(v) for v in values]
         if long:
-            items = [*items[:EDGE_ITEMS], " ...", *items[-EDGE_ITEMS:]]
+            items = [*map(formatter.format, values[:EDGE_ITEMS]), " ...",
+                     *map(formatter.format, values[-EDGE_ITEMS:])]
+        else:
+            items = [formatter.format(v) for v in values]
         per_line = max(1, (LINE_WIDTH - indent) // (formatter.max_width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    rows = [_nested(v, formatter, indent + 1, summarize) for v in values]
+    def row(v: np.ndarray) -> str:
+        return _nested(v, formatter, indent + 1, summarize)
+
     if long:
-        rows = [*rows[:EDGE_ITEMS], "...", *rows[-EDGE_ITEMS:]]
+        rows = [*map(row, values[:EDGE_ITEMS]), "...", *map(row, values[-EDGE_ITEMS:])]
+    else:
+        rows = [row(v) for v in values]
     separator = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
     return "[" + separator.join(rows) + "]"
 

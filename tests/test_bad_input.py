@@ -270,23 +270,14 @@ WIDE = "x = torch.tensor([" + ", ".join(["[" + ", ".join(["0.5"] * 100) + "]"] *
     "], requires_grad=True)\ny = x\n"
 
 
-# Strict xfails of reported problems: they flip when fixed. A short timeout, as either
-# program takes minutes today and well under a second once fixed.
+# Each once took minutes: layout was far from linear in a node's parents, and every
+# step embedded 10,000-element gradients in full.
 @pytest.mark.timeout(5)
-@pytest.mark.xfail(strict=True, reason=(
-    "reported: app/layout.py is far from linear when one node has many parents: "
-    "`b = b + a` 500 times (501 nodes, Acc(a) with 500 in-edges) took 208 s, 120 times "
-    "~20 s; most of it in layout's _blend/edge_point"))
 def test_a_leaf_used_300_times_traces_quickly() -> None:
     test_programs_at_the_limits_trace_quickly("a = 2.0\nb = a\n" + "b = b + a\n" * 300)
 
 
 @pytest.mark.timeout(5)
-@pytest.mark.xfail(strict=True, reason=(
-    "reported: the document embeds every gradient in full at every step (grad, sent, "
-    "queue texts), about 0.7 MB per step for a 100x100 tensor: this 52-line, 51 KB program "
-    "within every limit (200 nodes of 10,000 elements) makes a ~150 MB trace and runs "
-    "for tens of seconds; nothing bounds nodes x elements"))
 def test_ten_thousand_element_tensors_trace_quickly() -> None:
     source = WIDE + "y = (y * x).tanh() + x.sin()\n" * 50 + "y = y.sum()\n"
     test_programs_at_the_limits_trace_quickly(source)
