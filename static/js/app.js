@@ -47,10 +47,12 @@ function paint() {
   queue.render($('queue'), state);
   leaves.render($('leaves'), state);
   again.render(document.querySelector('.again'), state);
-  $('status').textContent = status();
+  const said = status();
+  if ($('status').textContent !== said) $('status').textContent = said;
   document.body.classList.toggle('is-running', state.run.status === 'running');
   document.body.dataset.run = state.run.status;
   scheduleUrl();
+  // Each redraw's cost, for profiling (bench/page.py); old entries are dropped.
   if (performance.getEntriesByName('paint').length > 500) performance.clearMeasures('paint');
   performance.measure('paint', { start: started });
   if (waitingForFirstStep && shownStep(state) >= 1) {
