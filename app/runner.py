@@ -56,6 +56,7 @@ class PassStarted:
     index: int
     output: str
     line: int
+    col: int
     retain_graph: bool
     create_graph: bool
 
@@ -68,6 +69,8 @@ class ProgramError:
     message: str
     line: int
     col: int
+    end_line: int | None = None
+    end_col: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +121,14 @@ class Runner:
             error = self._error("UnsupportedError", f"{e}: the lab's limit keeps every "
                                 "program quick for everyone", statement)
         except SourceError as e:
-            error = ProgramError(e.type, e.message, e.line, e.col)
+            error = ProgramError(e.type, e.message, e.line, e.col, e.end_line, e.end_col)
         grads = {leaf.name: (None if leaf.grad is None else leaf.grad.data)
                  for leaf in self.leaves if leaf.name is not None}
         yield ProgramFinished(grads, error)
 
     def _error(self, type_: str, message: str, statement: Statement | None) -> ProgramError:
         span = statement.span if statement is not None else self._last_line()
-        return ProgramError(type_, message, span.line, span.col)
+        return ProgramError(type_, message, span.line, span.col, span.end_line, span.end_col)
 
     def _last_line(self) -> Span:
         last = self.program.statements[-1].span
@@ -166,21 +169,21 @@ class Runner:
         gradient = None if statement.gradient is None else self.evaluate(statement.gradient)
         retain = None if statement.retain_graph is None else self.evaluate(statement.retain_graph)
         create = False if statement.create_graph is None else self.evaluate(statement.create_graph)
-        yield from self._engine(statement.output, statement.span.line, output, gradient,
+        yield from self._engine(statement.output, statement.span, output, gradient,
                                 retain, create)
 
     def implicit_backward(self) -> Iterator[RunEvent]:
         name = self.program.implicit_output
         assert name is not None
-        yield from self._engine(name, self._last_line().line, self.names[name], None, None,
-                                False)
+        yield from self._engine(name, self._last_line(), self.names[name], None, None, False)
 
-    def _engine(self, output_name: str, line: int, output: Value, gradient: Value,
+    def _engine(self, output_name: str, span: Span, output: Value, gradient: Value,
                 retain: Value, create: Value) -> Iterator[RunEvent]:
         for event in backward(output, gradient, retain, create):
             if isinstance(event, GraphRecorded):
                 keep = bool(create) if retain is None else bool(retain)
-                yield PassStarted(self.passes, output_name, line, keep, bool(create))
+                yield PassStarted(self.passes, output_name, span.line, span.col, keep,
+                                  bool(create))
                 self.passes += 1
             yield event
 

@@ -45,6 +45,8 @@ class SourceError(Exception):
     message: str
     line: int
     col: int
+    end_line: int | None = None       # where the offending text ends, when known
+    end_col: int | None = None
 
     def __str__(self) -> str:
         return f"{self.type} at line {self.line}, column {self.col}: {self.message}"
@@ -52,10 +54,14 @@ class SourceError(Exception):
 
 def unsupported(node: ast.AST | Span, message: str) -> SourceError:
     span = node if isinstance(node, Span) else _span(node)
-    return SourceError("UnsupportedError", message, span.line, span.col)
+    return SourceError("UnsupportedError", message, span.line, span.col, span.end_line,
+                       span.end_col)
 
 
 def _span(node: ast.AST) -> Span:
+    if isinstance(node, (ast.expr, ast.stmt)):       # these always carry positions
+        return Span(node.lineno, node.col_offset + 1, node.end_lineno or node.lineno,
+                    (node.end_col_offset or node.col_offset) + 1)
     line = getattr(node, "lineno", 1)
     col = getattr(node, "col_offset", 0) + 1
     return Span(line, col, getattr(node, "end_lineno", None) or line,

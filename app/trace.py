@@ -71,6 +71,8 @@ class ErrorInfo(BaseModel):
     message: str = Field(description="PyTorch's message word for word, or the lab's")
     line: int | None = Field(None, description="1-based line of the statement or text")
     col: int | None = Field(None, description="1-based column")
+    end_line: int | None = Field(None, description="where the offending text ends, if known")
+    end_col: int | None = Field(None, description="1-based column just past its end")
 
 
 # Note [Trusted construction]
@@ -175,15 +177,17 @@ def graph_model(event: GraphRecorded) -> Graph:
 
 
 def _saved(s: SavedInfo) -> SavedValue:
-    text = printed(s.value) if s.is_tensor and not s.released else str(s.value)
+    text = "freed" if s.released else (printed(s.value) if s.is_tensor else str(s.value))
     return SavedValue(name=s.name, value=text or "", is_tensor=s.is_tensor,
                                       released=s.released)
 
 
-def step_model(e: NodePopped, line: int) -> Step:
-    """One pop as the document shows it (see Note [Trusted construction])."""
-    error = None if e.error is None else ErrorInfo(type=e.error.type_name,
-                                                   message=e.error.message, line=line)
+def step_model(e: NodePopped, started: PassStarted | None = None) -> Step:
+    """One pop as the document shows it (see Note [Trusted construction]). An error
+    points at the backward() call whose pass it ended."""
+    error = None if e.error is None else ErrorInfo(
+        type=e.error.type_name, message=e.error.message,
+        line=started.line if started else None, col=started.col if started else None)
     return Step(
         name=e.name, seq=e.seq, leaf=e.leaf, node=e.node, grad=encode_step(e.grad),
         grad_text=printed(e.grad),
@@ -215,7 +219,8 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
         program = parse(source, limits)
     except SourceError as e:
         yield "done", Trace(error=ErrorInfo(type=e.type, message=e.message, line=e.line,
-                                            col=e.col))
+                                            col=e.col, end_line=e.end_line,
+                                            end_col=e.end_col))
         return
     try:
         yield from _run_events(program, limits)
@@ -227,10 +232,10 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
 
 
 def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
-    line = 0
+    started: PassStarted | None = None
     for event in Runner(program, limits).run():
         if isinstance(event, PassStarted):
-            line = event.line
+            started = event
             yield "pass", Pass(output=event.output, line=event.line,
                                retain_graph=event.retain_graph, create_graph=event.create_graph)
         elif isinstance(event, GraphRecorded):
@@ -238,13 +243,14 @@ def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
         elif isinstance(event, DependenciesCounted):
             yield "dependencies", Dependencies(dependencies=event.dependencies)
         elif isinstance(event, NodePopped):
-            yield "step", step_model(event, line)
+            yield "step", step_model(event, started)
         elif isinstance(event, ProgramFinished):
             error = event.error
             yield "done", Trace(
                 grads={name: encode(v) for name, v in event.grads.items()},
                 error=None if error is None else ErrorInfo(
-                    type=error.type, message=error.message, line=error.line, col=error.col))
+                    type=error.type, message=error.message, line=error.line, col=error.col,
+                    end_line=error.end_line, end_col=error.end_col))
 
 
 class Dependencies(BaseModel):

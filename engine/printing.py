@@ -74,6 +74,8 @@ def format_values(data: Any, indent: int = 7) -> str:
 
 def format_suffix(data: Any) -> str:
     """`size=(2, 0)` for empty tensors that are not 1-d, as PyTorch adds it."""
+    if type(data) is np.float32:
+        return ""
     shape = np.shape(data)
     return f", size={shape}" if np.size(data) == 0 and len(shape) != 1 else ""
 

@@ -81,6 +81,7 @@ def test_error_documents_come_with_200(client: TestClient) -> None:
     body = rejected.json()
     assert body["passes"] == [] and body["grads"] == {}
     assert body["error"] == {"type": "UnsupportedError", "line": 2, "col": 1,
+                             "end_line": 3, "end_col": 14,
                              "message": body["error"]["message"]}
     failing = client.post("/api/trace", json={"source": PROGRAMS["second-backward-error"]})
     assert failing.status_code == 200
