@@ -55,9 +55,28 @@ class Env:
 
     shapes: dict[str, Shape | None] = field(default_factory=dict)
     leaves_with_grad: list[str] = field(default_factory=list)
+    grad: set[str] = field(default_factory=set)      # names whose values require grad
 
     def tensors(self) -> list[str]:
         return [n for n, s in self.shapes.items() if s is not None]
+
+    def pick(self, draw: Draw) -> str:
+        """A variable, three times in four one that requires grad (if any does), so that
+        most programs have a graph worth running."""
+        names = self.tensors() or list(self.shapes)
+        if self.grad and draw(st.integers(0, 3)):
+            names = sorted(self.grad)
+        elif len(self.shapes) > len(names) and draw(st.booleans()):
+            names = sorted(self.shapes)           # now and then a plain number
+        return str(draw(st.sampled_from(names)))
+
+    def assign(self, name: str, value: ast.expr, shape: Shape | None) -> None:
+        self.shapes[name] = shape
+        used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        if used & self.grad:
+            self.grad.add(name)
+        else:
+            self.grad.discard(name)
 
 
 def _num(value: int | float) -> ast.expr:
@@ -106,17 +125,15 @@ def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
 
 def expression(draw: Draw, env: Env, depth: int) -> tuple[ast.expr, Shape | None]:
     """A random expression over env's variables, and its shape (None: a number)."""
-    names = env.tensors() or list(env.shapes)
     kind = draw(st.sampled_from(
         ["var"] if depth <= 0 else
         ["var", "binary", "binary", "binary", "number_left", "neg", "function", "reduce",
          "twice"]))
     if kind == "var":
-        name = draw(st.sampled_from(sorted(env.shapes) if draw(st.booleans()) and
-                                    len(env.shapes) > len(names) else names))
+        name = env.pick(draw)
         return ast.Name(name, ast.Load()), env.shapes[name]
     if kind == "twice":                       # one variable used twice in one expression
-        name = draw(st.sampled_from(names))
+        name = env.pick(draw)
         op = draw(st.sampled_from(["+", "*", "-", "/"]))
         right: ast.expr = ast.Name(name, ast.Load())
         if draw(st.booleans()):
@@ -172,9 +189,11 @@ def programs(draw: Draw) -> str:
         body.append(ast.Import([ast.alias("torch")]))
     leaf_names = draw(st.lists(st.sampled_from(LEAF_NAMES), min_size=1, max_size=4,
                                unique=True))
-    for name in leaf_names:
+    for i, name in enumerate(leaf_names):
         shape: Shape = draw(st.sampled_from(family))
-        style = draw(st.sampled_from(["shorthand", "grad", "grad", "nograd", "int"]))
+        styles = ["shorthand", "grad"] if i == 0 else ["shorthand", "grad", "grad", "nograd",
+                                                       "int"]
+        style = draw(st.sampled_from(styles))
         if ending == "nograd" and style in ("shorthand", "grad"):
             style = "nograd"
         if style == "shorthand" or (style == "int" and shape):
@@ -184,9 +203,11 @@ def programs(draw: Draw) -> str:
                 value = tensor_call(draw(st.sampled_from([2, 3, -1])), None)
             else:
                 env.leaves_with_grad.append(name)
+                env.grad.add(name)
         elif style == "grad":
             value = tensor_call(_data(draw, shape), True)
             env.leaves_with_grad.append(name)
+            env.grad.add(name)
         else:
             value = tensor_call(_data(draw, shape), draw(st.sampled_from([None, False])))
         env.shapes[name] = shape
@@ -195,10 +216,11 @@ def programs(draw: Draw) -> str:
         value, shape_or_none = expression(draw, env, draw(st.integers(1, 3)))
         name = f"h{i}"
         body.append(_assign(name, value))
-        env.shapes[name] = shape_or_none
+        env.assign(name, value, shape_or_none)
         if i == 0 and draw(st.integers(0, 5)) == 0:
-            body.append(_assign("k", _num(draw(st.sampled_from(NUMBERS)))))   # a plain number
-            env.shapes["k"] = None
+            number = _num(draw(st.sampled_from(NUMBERS)))
+            body.append(_assign("k", number))                  # a plain number
+            env.assign("k", number, None)
     _ending(draw, env, body, ending)
     module = ast.fix_missing_locations(ast.Module(body, type_ignores=[]))
     return ast.unparse(module) + "\n"
@@ -208,7 +230,7 @@ def _ending(draw: Draw, env: Env, body: list[ast.stmt], ending: str) -> None:
     value, shape = expression(draw, env, draw(st.integers(1, 3)))
     if ending in ("gradient", "nonscalar"):
         if not shape and env.tensors():
-            name = draw(st.sampled_from(env.tensors()))
+            name = env.pick(draw)
             value, shape = ast.BinOp(value, ast.Mult(), ast.Name(name, ast.Load())), \
                 _broadcast(shape, env.shapes[name])
         body.append(_assign("y", value))
