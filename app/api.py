@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 
 from fastapi import APIRouter, Request, Response
@@ -37,13 +39,42 @@ async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
     limits = _settings(request).limits()
-    document = await run_in_threadpool(_trace_json, body.source, limits)
+    cache: TraceCache = request.app.state.trace_cache
+    document = cache.cached(body.source, limits)
+    if document is None:
+        document = await run_in_threadpool(cache, body.source, limits)
     # Already serialised from the Trace model (its schema is the response_model above).
     return Response(content=document, media_type="application/json")
 
 
-def _trace_json(source: str, limits: Limits) -> str:
-    return run_source(source, limits).model_dump_json()
+class TraceCache:
+    """Recent documents by (source, limits). A trace is a pure function of its program (a
+    fresh run numbers from 0 every time), and a lecture hall sends the same preset from
+    every seat at once: those requests are answered without running it again. Only
+    documents up to MAX_BYTES are kept; the cache holds ENTRIES of them at most."""
+
+    ENTRIES = 128
+    MAX_BYTES = 256_000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._documents: OrderedDict[tuple[str, Limits], str] = OrderedDict()
+
+    def cached(self, source: str, limits: Limits) -> str | None:
+        with self._lock:
+            document = self._documents.get((source, limits))
+            if document is not None:
+                self._documents.move_to_end((source, limits))
+            return document
+
+    def __call__(self, source: str, limits: Limits) -> str:
+        document = run_source(source, limits).model_dump_json()
+        if len(document) <= self.MAX_BYTES:
+            with self._lock:
+                self._documents[(source, limits)] = document
+                if len(self._documents) > self.ENTRIES:
+                    self._documents.popitem(last=False)
+        return document
 
 
 @router.post("/trace/stream", response_class=EventSourceResponse)

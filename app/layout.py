@@ -16,6 +16,7 @@ no edge crosses another or runs through a node on any preset.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from bisect import bisect_right
@@ -54,18 +55,32 @@ def edge_point(x1: float, layer1: int, x2: float, layer2: int, t: float) -> tupl
 
 
 def layout(root: int, nodes: tuple[NodeInfo, ...]) -> dict[int, tuple[int, float]]:
-    """For every node id: (layer, x)."""
-    children = {n.id: list(dict.fromkeys(c for c in n.next_ids if c is not None))
-                for n in nodes}
+    """For every node id: (layer, x).
+
+    The drawing depends only on the graph's shape, so it is cached by shape: the presets
+    and every program with the same structure (whatever its values) are laid out once.
+    """
+    index = {n.id: k for k, n in enumerate(nodes)}
+    shape = tuple(tuple(dict.fromkeys(index[c] for c in n.next_ids if c is not None))
+                  for n in nodes)
+    places = _layout_shape(index[root], shape)
+    return {n.id: places[k] for k, n in enumerate(nodes)}
+
+
+@functools.lru_cache(maxsize=256)
+def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, float], ...]:
+    """The layout of a graph whose nodes are 0..n-1 and whose children are `shape[i]`."""
+    children = {i: list(kids) for i, kids in enumerate(shape)}
     layer = _longest_path_layers(root, children)
     crossings = sum(layer[c] - layer[u] - 1 for u, kids in children.items() for c in kids)
     if len(children) + crossings > DETAILED_LIMIT:
-        return _quick_layout(children, layer)
-    graph = _Layered(root, [n.id for n in nodes], children, layer)
+        quick = _quick_layout(children, layer)
+        return tuple(quick[i] for i in range(len(shape)))
+    graph = _Layered(root, list(children), children, layer)
     rows = graph.order()
     x = graph.place(rows)
     low = min(x.values(), default=0.0)
-    return {i: (layer[i], round(x[i] - low, 4)) for i in children}
+    return tuple((layer[i], round(x[i] - low, 4)) for i in range(len(shape)))
 
 
 def _quick_layout(children: dict[int, list[int]],

@@ -22,6 +22,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Autograd Lab", version="0.1.0",
                   description="See PyTorch's backward pass, one ready-queue pop at a time.")
     app.state.settings = settings
+    app.state.trace_cache = api.TraceCache()
     app.include_router(api.router)
     app.include_router(api.health_router)
     app.include_router(pages.router)

@@ -104,6 +104,14 @@ def server(log: IO[str]) -> Iterator[str]:
 # -- wrk -----------------------------------------------------------------------------------
 
 def _lua_post(body: str) -> str:
+    if MARK in body:        # a new program every request: a counter in a comment
+        before, after = body.split(MARK)
+        return ('counter = 0\n'
+                'request = function()\n'
+                '  counter = counter + 1\n'
+                '  return wrk.format("POST", nil, {["Content-Type"] = "application/json"},\n'
+                f'                    [==[{before}]==] .. counter .. [==[{after}]==])\n'
+                'end\n')
     return ('wrk.method = "POST"\n'
             'wrk.headers["Content-Type"] = "application/json"\n'
             f"wrk.body = [==[{body}]==]\n")
@@ -201,9 +209,18 @@ def _check_trace(base: str, body: str) -> None:
                            f"grads={trace.get('grads')} error={trace.get('error')}")
 
 
+MARK = "@@COUNTER@@"
+
+
 def main() -> float | None:
-    """Print both rates, their ratio and p99 latencies; return the ratio."""
+    """Print the rates, their ratio and p99 latencies; return the ratio.
+
+    POST /api/trace is measured twice: with the same program every time (as a lecture hall
+    sends one preset from every seat; the server's trace cache answers most of them) and
+    with a new program every request (a numbered comment), which runs the engine each
+    time. The required ratio is judged on the first; both are printed."""
     body = json.dumps({"source": EXAMPLE.read_text()})
+    fresh = json.dumps({"source": f"# request {MARK}\n" + EXAMPLE.read_text()})
     use_wrk = shutil.which("wrk") is not None
     load = wrk if use_wrk else python_load
     generator = (f"wrk, 1 thread, {CONNECTIONS} connections" if use_wrk else
@@ -217,7 +234,11 @@ def main() -> float | None:
     with tempfile.TemporaryFile("w+") as log:
         with server(log) as base:
             _check_trace(base, body)
-            for route, payload in (("GET /healthz", None), ("POST /api/trace", body)):
+            routes: list[tuple[str, str | None]] = [("GET /healthz", None),
+                                                    ("POST /api/trace", body)]
+            if use_wrk:
+                routes.append(("  (new program)", fresh))
+            for route, payload in routes:
                 url = base + ("/healthz" if payload is None else "/api/trace")
                 load(url, WARMUP_S, payload)
                 results[route] = load(url, DURATION_S, payload)
@@ -234,6 +255,9 @@ def main() -> float | None:
     verdict = "PASS" if ratio >= REQUIRED else "FAIL"
     print(f"  /api/trace rps / /healthz rps = {ratio:.2f} (required at least {REQUIRED}): "
           f"{verdict}")
+    if "  (new program)" in results:
+        uncached = results["  (new program)"].rps / results["GET /healthz"].rps
+        print(f"  with a new program every request (no cache): {uncached:.2f}")
     print()
     return ratio
 

@@ -290,3 +290,16 @@ def test_security_headers_on_api_responses(client: TestClient) -> None:
     headers = client.get("/healthz").headers
     assert "default-src 'self'" in headers["content-security-policy"]
     assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_repeated_programs_are_answered_from_the_trace_cache() -> None:
+    app = create_app()
+    cache = app.state.trace_cache
+    source = "w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"
+    with TestClient(app) as c:
+        first = c.post("/api/trace", json={"source": source}).text
+        assert cache.cached(source, app.state.settings.limits()) == first
+        assert c.post("/api/trace", json={"source": source}).text == first
+        other = c.post("/api/trace", json={"source": source + "# another program\n"}).text
+    assert json.loads(other)["grads"] == json.loads(first)["grads"] == \
+        run_source(source).model_dump()["grads"]
