@@ -105,6 +105,8 @@ BAD = [
     Bad("only-blank-lines", "  \n\n\t\n", "UnsupportedError", 1, 1, "empty"),
     Bad("only-a-comment", "# nothing here\n", "UnsupportedError", 1, 1, "no statements"),
     Bad("no-tensor", "import torch\n", "UnsupportedError", 1, 1, "no statements"),
+    Bad("numbers-only", "x = 1 + 2\n", "AttributeError", 1, 1,
+        "'int' object has no attribute 'backward'"),
     # -- too big ------------------------------------------------------------------------
     Bad("power-tower", LEAF + "b = 2 ** 10 ** 10\n", "UnsupportedError", 2, 5, "256-bit"),
     Bad("huge-list", LEAF + "b = torch.tensor([1.0] * 10**9)\n", "UnsupportedError", 2, 18,
