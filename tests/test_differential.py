@@ -156,3 +156,20 @@ def test_pow_half_at_negative_zero() -> None:
 ], ids=["tensor-tensor", "number-tensor"])
 def test_integer_tensor_to_negative_integer_tensor_power(source: str) -> None:
     assert_same_as_torch(source)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "reported: a Python int beyond int64 meeting a tensor is an InternalError in the lab "
+    "(numpy's OverflowError in wrap()); PyTorch computes with ints up to 2**64 - 1 "
+    "(a * 2**63 is 1.8447e+19) and raises OverflowError 'int too big to convert' beyond"))
+@pytest.mark.parametrize("source", [
+    "a = 2.0\ny = a * 2**63\n",
+    "a = 2.0\ny = 2**63 - a\n",
+    "a = 2.0\ny = a * 10**30\n",
+], ids=["2**63-times", "2**63-minus", "10**30"])
+def test_python_ints_beyond_int64(source: str) -> None:
+    assert_same_as_torch(source)
+
+
+def test_infinite_leaf_shorthand() -> None:
+    assert_same_as_torch("a = 1e400\nb = -1e400\ny = a * 2 + b\n")

@@ -38,8 +38,14 @@ def _number_literal(node: ast.expr) -> int | float | None:
 
 
 def _leaf_statement(name: str, value: float, like: ast.stmt) -> ast.stmt:
-    """`name = torch.tensor(float(value), requires_grad=True)` at `like`'s position."""
-    stmt = ast.parse(f"{name} = torch.tensor({float(value)!r}, requires_grad=True)").body[0]
+    """`name = torch.tensor(float(value), requires_grad=True)` at `like`'s position.
+
+    (record_torch.py writes repr(float(value)), which for `a = 1e400` is the undefined
+    name `inf`; float('inf') is what the shorthand means.)
+    """
+    number = float(value)
+    text = f"float({str(number)!r})" if not math.isfinite(number) else repr(number)
+    stmt = ast.parse(f"{name} = torch.tensor({text}, requires_grad=True)").body[0]
     return ast.copy_location(stmt, like)
 
 
