@@ -146,9 +146,7 @@ class Runner:
             if isinstance(value, Tensor):
                 value.grad = None
             else:
-                raise torch_errors.TorchError(
-                    "AttributeError",
-                    f"'{type(value).__name__}' object has no attribute 'grad'")
+                raise torch_errors.no_attribute(value, "grad")
 
     def assign(self, statement: Assign) -> None:
         if statement.leaf_shorthand:

@@ -30,7 +30,7 @@ def backward(output: Any, gradient: Any = None, retain_graph: Any = None,
     grad = _make_grad(output, gradients[0]) if gradients else None
     keep_graph = bool(create_graph) if retain_graph is None else bool(retain_graph)
     if not gradients:
-        raise TorchError("RuntimeError", "got 1 tensors and 0 gradients")
+        raise TorchError("RuntimeError", errors.NO_GRADIENTS)
     edge = gradient_edge(output)
     if edge is None or grad is None:
         raise TorchError("RuntimeError", errors.NO_GRAD_FN)

@@ -32,6 +32,11 @@ MEAN_OF_INTEGERS = (
     "complex dtype. Got: Long"
 )
 EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+NO_GRADIENTS = "got 1 tensors and 0 gradients"           # backward(gradient=[])
+INT64_OVERFLOW = "Overflow when unpacking long long"      # torch.tensor(2**63), ValueError
+NUMBER_NOT_LIST = "must be real number, not list"         # torch.tensor([1.0, [2.0]])
+NOT_A_SEQUENCE = "not a sequence"                         # torch.tensor([[1.0], 2.0])
+INT_TOO_BIG = "int too big to convert"                    # a * 10**30, OverflowError
 
 
 def shape_mismatch(grad_shape: tuple[int, ...], output_shape: tuple[int, ...]) -> TorchError:

@@ -133,7 +133,7 @@ def tensor(data: Any, ctx: AutogradContext, *, requires_grad: bool = False) -> T
     if requires_grad and dtype != FLOAT32:
         raise errors.TorchError("RuntimeError", errors.ONLY_FLOAT_REQUIRES_GRAD)
     if dtype == INT64 and any(not -(2**63) <= v < 2**63 for v in flat):
-        raise errors.TorchError("ValueError", "Overflow when unpacking long long")
+        raise errors.TorchError("ValueError", errors.INT64_OVERFLOW)
     if len(flat) > ctx.max_elements:
         raise ValueError(f"a tensor of {len(flat)} elements is larger than the lab allows")
     values = as_values(np.array(flat, dtype=dtype).reshape(shape), dtype)
@@ -155,11 +155,11 @@ def _shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Number]]:
     def store(x: Any, dim: int) -> None:
         if dim == len(shape):
             if isinstance(x, list):
-                raise errors.TorchError("TypeError", "must be real number, not list")
+                raise errors.TorchError("TypeError", errors.NUMBER_NOT_LIST)
             flat.append(x)
             return
         if not isinstance(x, list):
-            raise errors.TorchError("TypeError", "not a sequence")
+            raise errors.TorchError("TypeError", errors.NOT_A_SEQUENCE)
         if len(x) != shape[dim]:
             raise errors.ragged(shape[dim], dim, len(x))
         for item in x:

@@ -158,10 +158,6 @@ def test_integer_tensor_to_negative_integer_tensor_power(source: str) -> None:
     assert_same_as_torch(source)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reported: a Python int beyond int64 meeting a tensor is an InternalError in the lab "
-    "(numpy's OverflowError in wrap()); PyTorch computes with ints up to 2**64 - 1 "
-    "(a * 2**63 is 1.8447e+19) and raises OverflowError 'int too big to convert' beyond"))
 @pytest.mark.parametrize("source", [
     "a = 2.0\ny = a * 2**63\n",
     "a = 2.0\ny = 2**63 - a\n",

@@ -89,7 +89,8 @@ PINNED = {
     "not_a_tensor": "reference", "no_attribute": "reference",
     "INTEGER_NEGATIVE_POWER": "torch", "MEAN_OF_INTEGERS": "torch",
     "broadcast_mismatch": "torch", "ragged": "torch",
-    "EMPTY_INPUTS": "torch",
+    "EMPTY_INPUTS": "torch", "NO_GRADIENTS": "torch", "INT64_OVERFLOW": "torch",
+    "NUMBER_NOT_LIST": "torch", "NOT_A_SEQUENCE": "torch", "INT_TOO_BIG": "torch",
 }
 
 
@@ -212,6 +213,11 @@ def test_constants_outside_the_reference_are_live_pytorch_texts() -> None:
     assert message(lambda: torch.tensor(2) ** -1) == errors.INTEGER_NEGATIVE_POWER
     assert message(lambda: torch.tensor([1, 2]).mean()) == errors.MEAN_OF_INTEGERS
     assert message(lambda: (a * 2).backward(inputs=[])) == errors.EMPTY_INPUTS
+    assert message(lambda: (a * 2).backward(gradient=[])) == errors.NO_GRADIENTS
+    assert message(lambda: torch.tensor(2**63)) == errors.INT64_OVERFLOW
+    assert message(lambda: torch.tensor([1.0, [2.0]])) == errors.NUMBER_NOT_LIST
+    assert message(lambda: torch.tensor([[1.0], 2.0])) == errors.NOT_A_SEQUENCE
+    assert message(lambda: a * 10**30) == errors.INT_TOO_BIG
     assert message(lambda: torch.tensor([1.0, 2.0]) * torch.tensor([1.0, 2.0, 3.0])) == (
         errors.broadcast_mismatch((2,), (3,)).message)
     assert message(lambda: torch.tensor([[1.0, 2.0], [3.0]])) == errors.ragged(2, 1, 1).message

@@ -30,7 +30,14 @@ def wrap(x: Tensor | Number, like: Tensor) -> Tensor:
     """A Python number as PyTorch wraps it: a 0-d int64 or float64 tensor."""
     if isinstance(x, Tensor):
         return x
-    data = np.int64(x) if isinstance(x, int) else np.float64(x)
+    if isinstance(x, float):
+        data: np.generic = np.float64(x)
+    elif -(2**63) <= x < 2**63:
+        data = np.int64(x)
+    elif 0 <= x < 2**64:          # PyTorch still takes an unsigned 64-bit number
+        data = np.float64(x)
+    else:
+        raise errors.TorchError("OverflowError", errors.INT_TOO_BIG)
     return Tensor(data, like.ctx, is_wrapped_number=True)
 
 
