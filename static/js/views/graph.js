@@ -45,7 +45,7 @@ export function render(root, state) {
   empty.hidden = true;
   if (!view || view.graph !== frame.graph) {
     if (view) { view.layer.remove(); view.overlay.remove(); }
-    view = build(svg, root.querySelector('svg.overlay'), frame.graph);
+    view = build(svg, root.querySelector('.overlay'), frame.graph);
     views.set(svg, view);
     fit(root, view);
     if (!root.dataset.observed) {
@@ -60,23 +60,25 @@ export function render(root, state) {
 // -- building --------------------------------------------------------------------------------
 
 /** The graph in `svg`; what moves (gradients travelling, the glow of the node that runs)
- * in `overlay`, a layer of its own, so that animating never repaints the whole graph. */
-function build(svg, overlaySvg, graph) {
+ * as small HTML boxes in `overlayDiv`, animated by transform and opacity only, which the
+ * compositor moves without repainting the graph (SVG children would repaint it all). */
+function build(svg, overlayDiv, graph) {
   const xs = graph.nodes.map((n) => n.x);
   const minX = Math.min(...xs);
   const depth = Math.max(...graph.nodes.map((n) => n.layer));
   const width = (Math.max(...xs) - minX) * COL + NODE_W + 2 * PAD;
   const height = depth * ROW + NODE_H + 2 * PAD;
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  overlaySvg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.classList.toggle('big', graph.nodes.length > BIG);
   const offset = [PAD + NODE_W / 2 - minX * COL, PAD + NODE_H / 2];
   const layer = el('g', { transform: `translate(${offset[0]} ${offset[1]})` }, svg);
   const edgeLayer = el('g', { class: 'edges' }, layer);
   const labelLayer = el('g', { class: 'edge-labels' }, layer);
   const nodeLayer = el('g', { class: 'nodes' }, layer);
-  const overlay = el('g', { transform: `translate(${offset[0]} ${offset[1]})` }, overlaySvg);
-  const pulseLayer = el('g', { class: 'pulses' }, overlay);
+  const overlay = document.createElement('div');
+  overlay.className = 'pulses';
+  overlayDiv.appendChild(overlay);
+  const pulseLayer = overlay;
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const view = { graph, layer, overlay, width, height, offset, nodes: new Map(), edges: new Map(), pulseLayer,
                  byId, lastK: null, animations: [], scale: 1 };
@@ -221,27 +223,42 @@ function accLine(node, n, leaf) {
   return clip(`.grad = ${grad === null ? 'None' : short(grad)}`, CHARS);
 }
 
+function box(cls, parent) {
+  const node = document.createElement('div');
+  node.className = cls;
+  parent.appendChild(node);
+  return node;
+}
+
+function place(node, props) {
+  for (const [k, v] of Object.entries(props)) node.style.setProperty(k, `${v}px`);
+}
+
 function animate(view, frame, state, forward) {
   view.animations.forEach((a) => a.cancel());
   view.animations = [];
   view.pulseLayer.replaceChildren();
   if (!forward || !frame.step || matchMedia('(prefers-reduced-motion: reduce)').matches) return;
   const duration = Math.min(900, beat(state.settings.speed) * 0.55);
+  const s = view.scale;
+  const [ox, oy] = view.offset;
   const n = view.byId.get(frame.step.node);
-  const glow = el('rect', { class: `glow${frame.step.error ? ' error' : ''}`, x: n.x * COL - NODE_W / 2 - 3, y: n.layer * ROW - NODE_H / 2 - 3,
-                            width: NODE_W + 6, height: NODE_H + 6, rx: isAccumulate(n) ? 28 : 11 }, view.pulseLayer);
-  const light = glow.animate([{ opacity: 0.9, strokeWidth: '14px' }, { opacity: 0, strokeWidth: '2px' }],
+  const glow = box(`glow${frame.step.error ? ' error' : ''}`, view.pulseLayer);
+  place(glow, { left: (n.x * COL - NODE_W / 2 - 3 + ox) * s, top: (n.layer * ROW - NODE_H / 2 - 3 + oy) * s,
+                width: (NODE_W + 6) * s, height: (NODE_H + 6) * s, 'border-radius': (isAccumulate(n) ? 28 : 11) * s });
+  const light = glow.animate([{ opacity: 0.9, transform: 'scale(1.08)' }, { opacity: 0, transform: 'scale(1)' }],
                              { duration: Math.max(500, duration), easing: 'ease-out', fill: 'forwards' });
   light.onfinish = () => glow.remove();
   view.animations.push(light);
   for (const sent of frame.step.sent) {
     const e = view.edges.get(`${frame.step.node}:${sent.edge}`);
     if (!e) continue;
-    const dot = el('circle', { r: 7, class: 'pulse' }, view.pulseLayer);
+    const dot = box('pulse', view.pulseLayer);
+    place(dot, { width: 14 * s, height: 14 * s, left: -7 * s, top: -7 * s });
     const frames = [];
     for (let i = 0; i <= 16; i++) {
       const [x, y] = bezier(e.points, i / 16);
-      frames.push({ transform: `translate(${x}px, ${y}px)` });
+      frames.push({ transform: `translate(${(x + ox) * s}px, ${(y + oy) * s}px)` });
     }
     const a = dot.animate(frames, { duration, easing: 'ease-in-out', fill: 'forwards' });
     a.onfinish = () => dot.remove();
