@@ -28,6 +28,9 @@ const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
   state = reduce(state, action);
+  // The run's status is on <body> at once, not at the next frame, so that anything
+  // watching the page (tests, assistive tools) never reads the previous run's "done".
+  if (document.body.dataset.run !== state.run.status) document.body.dataset.run = state.run.status;
   player.sync();
   if (!dirty) { dirty = true; requestAnimationFrame(paint); }
 }
