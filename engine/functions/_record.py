@@ -85,6 +85,14 @@ def check_size(limit: int, shape: tuple[int, ...]) -> None:
 def binary_values(kernel: Callable[[Any, Any], Any], a: Tensor, b: Tensor,
                   dtype: np.dtype[Any] | None = None) -> Values:
     """kernel(a, b) computed in the promoted dtype."""
+    x, y = a.data, b.data
+    if type(x) is np.float32 and dtype is None:
+        # The common case, two 0-d values in float32 (or a number with a float32 tensor):
+        # no broadcasting to check, and numpy's scalar kernel keeps float32.
+        if type(y) is np.float32:
+            return kernel(x, y)
+        if type(y) is np.float64 or type(y) is np.int64:
+            return kernel(x, np.float32(y))
     dtype = dtype or result_dtype(a, b)
     broadcast(a, b)
     return as_values(kernel(cast(a.data, dtype), cast(b.data, dtype)), dtype)
