@@ -171,6 +171,7 @@ class _GcPause:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._holders = 0
+        self._was_enabled = True
 
     def __enter__(self) -> None:
         with self._lock:

@@ -77,9 +77,6 @@ class Tensor:
             self._grad_accumulator = AccumulateGrad(self)
         return self._grad_accumulator
 
-    def detach(self) -> Tensor:
-        return Tensor(self.data, self.ctx)
-
     def tolist(self) -> Any:
         """Values widened to Python numbers, as `Tensor.tolist()` gives them."""
         return self.data.tolist()
