@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Span:
     line: int
     col: int
@@ -18,13 +18,13 @@ class Span:
     end_col: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Num:
     value: int | float
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Bool:
     """True, False or None: only as a keyword value (`retain_graph=True`)."""
 
@@ -32,13 +32,13 @@ class Bool:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Var:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BinOp:
     op: str                          # one of + - * / **
     left: Expr
@@ -46,14 +46,14 @@ class BinOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnaryOp:
     op: str                          # - or +
     operand: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     """`torch.tanh(x)` or `x.tanh()`: both spellings record the same node."""
 
@@ -63,13 +63,13 @@ class Call:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ListExpr:
     items: tuple[Expr, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TensorCall:
     """`torch.tensor(data, requires_grad=...)`."""
 
@@ -81,7 +81,7 @@ class TensorCall:
 Expr = Union[Num, Bool, Var, BinOp, UnaryOp, Call, ListExpr, TensorCall]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Assign:
     name: str
     value: Expr
@@ -89,7 +89,7 @@ class Assign:
     leaf_shorthand: bool = False     # `w = 3.0` in the opening block: a leaf that requires grad
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Backward:
     receiver: Expr
     output: str                      # the receiver as written (`loss`)
@@ -99,7 +99,7 @@ class Backward:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClearGrad:
     """`name.grad = None`, what `optimizer.zero_grad()` does to each parameter."""
 

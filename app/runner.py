@@ -49,7 +49,7 @@ from engine.events import Event, GraphRecorded
 Value = Any      # a Tensor, a Python number, a list (torch.tensor data) or True/False/None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PassStarted:
     """A backward() call reached the engine: a pass of the trace begins."""
 
@@ -61,7 +61,7 @@ class PassStarted:
     create_graph: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProgramError:
     """Why the program stopped: PyTorch's exception, or a limit of the lab."""
 
@@ -73,7 +73,7 @@ class ProgramError:
     end_col: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProgramFinished:
     """The end: every grad-requiring leaf's final `.grad` (None if never written)."""
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from engine.tensor import Tensor
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Edge:
     """`(function, input_nr)`: the node a gradient flows to. Lab nodes have one input."""
 

@@ -6,13 +6,12 @@ from engine.functions.arithmetic import (
     div,
     mul,
     neg,
-    pow,
-    pow_scalar_base,
     reciprocal,
     rsub,
     sub,
 )
 from engine.functions.pointwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
+from engine.functions.power import pow, pow_scalar_base
 from engine.functions.reduction import mean, sum
 
 __all__ = [
