@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from engine import TORCH_VERSION
-from engine.printing import THRESHOLD, format_suffix, format_values
+from engine.printing import THRESHOLD, format_scalar, format_suffix, format_values
 
 JSONValue = Union[float, int, str, None, list[Any]]
 
@@ -32,7 +32,10 @@ def encode_step(values: Any) -> JSONValue:
     """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
     bigger ones only as printed (summarised) text, so that a trace stays proportional to
     its steps and not to steps x elements. Final `grads` are always in full."""
-    if values is not None and type(values) is not np.float32 and np.size(values) > THRESHOLD:
+    if type(values) is np.float32:
+        x = float(values)
+        return x if math.isfinite(x) else _finite(x)  # type: ignore[no-any-return]
+    if values is not None and np.size(values) > THRESHOLD:
         return None
     return encode(values)
 
@@ -47,6 +50,8 @@ def _finite(x: Any) -> Any:
 
 def printed(values: Any) -> str | None:
     """The values as PyTorch prints them: `tensor(28.)`."""
+    if type(values) is np.float32:
+        return f"tensor({format_scalar(float(values))})"
     if values is None:
         return None
     return f"tensor({format_values(values)}{format_suffix(values)})"

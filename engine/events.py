@@ -8,6 +8,7 @@ yielded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,11 +73,11 @@ class NodePopped:
     seq: int
     leaf: str | None
     grad: Any                                   # the summed gradient it received
-    sent: tuple[GradientSent, ...] = ()
+    sent: Sequence[GradientSent] = ()
     dependencies: dict[int, int] = field(default_factory=dict)   # counts that changed
-    ready: tuple[int, ...] = ()                 # nodes this pop made ready
-    queue: tuple[int, ...] = ()                 # the ready queue after, in pop order
-    released: tuple[str, ...] = ()              # saved tensors freed after it ran
+    ready: Sequence[int] = ()                   # nodes this pop made ready
+    queue: Sequence[int] = ()                   # the ready queue after, in pop order
+    released: Sequence[str] = ()                # saved tensors freed after it ran
     grad_before: Any = None                     # AccumulateGrad: leaf.grad before ...
     grad_after: Any = None                      # ... and after the write
     error: TorchError | None = None

@@ -98,7 +98,7 @@ class GraphTask:
         """Run one node and hand its gradients on; the event says what happened."""
         grad = inputs.total
         assert grad is not None
-        leaf_tensor = node.variable if isinstance(node, AccumulateGrad) else None
+        leaf_tensor = node.variable if type(node) is AccumulateGrad else None
         before = _grad_values(leaf_tensor)
         leaf = leaf_tensor.name if leaf_tensor is not None else None
         try:
@@ -106,35 +106,34 @@ class GraphTask:
         except TorchError as error:
             return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data,
                               queue=self._queue(), grad_before=before, error=error)
-        released = () if self.keep_graph else tuple(node.release_variables())
+        released = () if self.keep_graph else node.release_variables()
         sent: list[GradientSent] = []
         changed: dict[int, int] = {}
         ready: list[int] = []
+        dependencies, not_ready = self.dependencies, self.not_ready
         for i, edge in enumerate(node.next_edges):
             if edge is None:
                 continue
-            out = outputs[i]
-            assert out is not None
             nxt = edge.function
-            out = validate_output(out, nxt)
+            out = validate_output(outputs[i], nxt)   # type: ignore[arg-type]
             sent.append(GradientSent(i, nxt.id, out.data))
-            count = self.dependencies[nxt] - 1
-            self.dependencies[nxt] = count
-            changed[nxt.id] = count
-            buffer = self.not_ready.get(nxt)
+            count = changed[nxt.id] = dependencies[nxt] - 1
+            dependencies[nxt] = count
+            buffer = not_ready.pop(nxt, None)
             if buffer is None:
-                buffer = self.not_ready[nxt] = InputBuffer()
+                buffer = InputBuffer()
             buffer.add(out)
             if count == 0:
-                del self.not_ready[nxt]
                 self.ready_queue.push(nxt.sequence_nr, (nxt, buffer), nxt.id)
                 ready.append(nxt.id)
+            else:
+                not_ready[nxt] = buffer
         after = _grad_values(leaf_tensor)
-        return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data, tuple(sent),
-                          changed, tuple(ready), self._queue(), released, before, after)
+        return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data, sent,
+                          changed, ready, self._queue(), released, before, after)
 
-    def _queue(self) -> tuple[int, ...]:
-        return tuple(self.ready_queue.in_pop_order())
+    def _queue(self) -> list[int]:
+        return self.ready_queue.in_pop_order()
 
 
 def _grad_values(leaf: Tensor | None) -> Any:

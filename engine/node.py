@@ -16,7 +16,6 @@ from engine.context import UINT64_MAX
 
 if TYPE_CHECKING:
     from engine.context import AutogradContext
-    from engine.tensor import Tensor
 
 
 @dataclass(slots=True)
@@ -67,9 +66,11 @@ class Node:
 
     def save(self, name: str, value: Any) -> None:
         """Save a value for backward (`_saved_<name>`); tensors are detached copies of data."""
-        from engine.tensor import Tensor
-
         self.saved[name] = SavedVariable(value, isinstance(value, Tensor))
+
+    def saved_value(self, name: str) -> Any:
+        """One saved value, raising the freed-graph error if it was released."""
+        return self.saved[name].unpack()
 
     def needs_input_grad(self, i: int) -> bool:
         """`task_should_compute_output(i)`: input i has somewhere to send its gradient."""
@@ -108,3 +109,6 @@ def gradient_edge(t: Tensor | None) -> Edge | None:
     if t.grad_fn is not None:
         return Edge(t.grad_fn)
     return Edge(t.grad_accumulator())
+
+
+from engine.tensor import Tensor  # noqa: E402  (tensor.py's ops need Node first)

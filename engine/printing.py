@@ -61,7 +61,7 @@ LINE_WIDTH = 80
 def format_values(data: Any, indent: int = 7) -> str:
     """The bracketed body PyTorch prints for these values (without `tensor(` ... `)`)."""
     if type(data) is np.float32:
-        return _format_scalar(float(data))
+        return format_scalar(float(data))
     values = np.asarray(data)
     if values.ndim == 0:
         return _Formatter(values).format(values[()])
@@ -80,8 +80,10 @@ def format_suffix(data: Any) -> str:
     return f", size={shape}" if np.size(data) == 0 and len(shape) != 1 else ""
 
 
-def _format_scalar(v: float) -> str:
+def format_scalar(v: float) -> str:
     """`_Formatter` for one float value: the common case, without the general machinery."""
+    if 1.0e-4 <= abs(v) <= 1.0e8:       # the usual range: no scientific notation
+        return f"{v:.0f}." if v.is_integer() else f"{v:.{PRECISION}f}"
     if not math.isfinite(v) or v == 0:
         return f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
     if v == math.ceil(v):

@@ -144,7 +144,7 @@ class ReciprocalBackward0(Node):
 
     def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
         (grad,) = grads
-        result = self.unpack_saved()["result"]
+        result = self.saved_value("result")
         return [-grad * (result * result)]
 
 

@@ -30,7 +30,7 @@ class _Pointwise(Node):
 
     def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
         (grad,) = grads
-        return [self.backward(grad, self.unpack_saved()[self.saves])]
+        return [self.backward(grad, self.saved_value(self.saves))]
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         raise NotImplementedError
@@ -47,7 +47,7 @@ class TanhBackward0(_Pointwise):
     name = "TanhBackward0"
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        y = np.asarray(saved.data, dtype=np.float64)
+        y = saved.data.astype(np.float64)       # numpy scalars and arrays alike
         return _fused(TanhBackwardBackward0, grad, saved,
                       float_values(grad) * (1.0 - y * y).astype(np.float32))
 

@@ -24,7 +24,7 @@ class SumBackward0(Node):
 
     def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
         (grad,) = grads
-        return [_expand(grad, self.unpack_saved()["self_sym_sizes"])]
+        return [_expand(grad, self.saved_value("self_sym_sizes"))]
 
 
 def sum(self: Tensor) -> Tensor:
