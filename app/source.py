@@ -2,7 +2,9 @@
 
 Nothing the user typed is ever evaluated by Python: `ast.parse` only builds a tree, and
 every node of that tree is either translated into the lab's own `Program` or rejected
-with a message that says what to write instead, and where.
+with a message that says what to write instead, and where. Plain programs take a faster
+road to the same Program (`app.shapes`: each distinct line shape is parsed once), which
+leaves every doubtful program, and so every error, to the full parse here.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from app.program import (
     UnaryOp,
     Var,
 )
+from app.shapes import parse_by_shapes
 
 FUNCTIONS = ("tanh", "exp", "log", "sin", "cos", "sigmoid", "relu", "sqrt", "abs")
 REDUCTIONS = ("sum", "mean")
@@ -74,9 +77,18 @@ def _span(node: ast.AST) -> Span:
 _PARSER_LOCK = threading.Lock()
 
 
-def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
-    """Parse and check a program; raises SourceError for anything outside the language."""
+def parse(source: str, limits: Limits = DEFAULT_LIMITS, fast: bool = True) -> Program:
+    """Parse and check a program; raises SourceError for anything outside the language.
+
+    `fast` first tries `app.shapes`, which translates each distinct line shape once and
+    leaves anything it is not sure of to the full parse below: the result is the same.
+    """
     _check_size(source, limits)
+    if fast:
+        program = parse_by_shapes(
+            source, limits, lambda text, opening: translate_line(text, opening, limits))
+        if program is not None:
+            return program
     try:
         with _PARSER_LOCK:
             tree = ast.parse(source, mode="exec")
@@ -89,6 +101,26 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
                           f"{limits.max_depth} levels deep: split it into several lines",
                           line, col) from None
     return _Translator(source, limits).program(tree)
+
+
+def translate_line(text: str, opening: bool, limits: Limits) -> tuple[Statement, ...] | None:
+    """A program of this one line, every name in it taken as defined: its statements (none
+    for `import torch`), or None if the lab rejects it. This is what `app.shapes` asks once
+    per line shape, so the fast path and the full one share this module's whitelist."""
+    try:
+        with _PARSER_LOCK:
+            tree = ast.parse(text, mode="exec")
+        if len(tree.body) != 1:
+            return None
+        translator = _Translator(text, limits)
+        translator.defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        stmt = tree.body[0]
+        if isinstance(stmt, ast.Import):
+            translator._import(stmt)
+            return ()
+        return (translator._statement(stmt, opening),)
+    except (SourceError, SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
 
 
 def _too_deep(source: str) -> tuple[int, int]:

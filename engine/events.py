@@ -32,12 +32,12 @@ class NodeInfo:
     id: int
     name: str
     seq: int
-    next_ids: tuple[int | None, ...]
+    next_ids: Sequence[int | None]
     bound_to: str | None
     leaf: str | None                  # AccumulateGrad: the leaf's variable name
     leaf_value: Any                   # AccumulateGrad: the leaf's values
     shape: tuple[int, ...]
-    saved: tuple[SavedInfo, ...]
+    saved: Sequence[SavedInfo]
 
 
 @dataclass(slots=True)

@@ -142,19 +142,18 @@ def _grad_values(leaf: Tensor | None) -> Any:
 
 def describe(node: Node) -> NodeInfo:
     """A snapshot of a node for the graph view."""
-    leaf = node.variable if isinstance(node, AccumulateGrad) else None
+    leaf = node.variable if type(node) is AccumulateGrad else None
     return NodeInfo(
         id=node.id,
         name=node.name,
         seq=node.sequence_nr,
-        next_ids=tuple(e.function.id if e else None for e in node.next_edges),
+        next_ids=[e.function.id if e else None for e in node.next_edges],
         bound_to=node.bound_to,
         leaf=leaf.name if leaf is not None else None,
         leaf_value=leaf.data if leaf is not None else None,
         shape=node.input_shape,
-        saved=tuple(
-            SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released)
-            for name, var in node.saved.items()),
+        saved=[SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released)
+               for name, var in node.saved.items()],
     )
 
 
