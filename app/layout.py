@@ -61,8 +61,8 @@ def layout(root: int, nodes: tuple[NodeInfo, ...]) -> dict[int, tuple[int, float
     and every program with the same structure (whatever its values) are laid out once.
     """
     index = {n.id: k for k, n in enumerate(nodes)}
-    shape = tuple(tuple(dict.fromkeys(index[c] for c in n.next_ids if c is not None))
-                  for n in nodes)
+    shape = tuple([tuple(dict.fromkeys([index[c] for c in n.next_ids if c is not None]))
+                   for n in nodes])
     places = _layout_shape(index[root], shape)
     return {n.id: places[k] for k, n in enumerate(nodes)}
 
@@ -72,7 +72,7 @@ def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[
     """The layout of a graph whose nodes are 0..n-1 and whose children are `shape[i]`."""
     children = {i: list(kids) for i, kids in enumerate(shape)}
     layer = _longest_path_layers(root, children)
-    crossings = sum(layer[c] - layer[u] - 1 for u, kids in children.items() for c in kids)
+    crossings = sum([layer[c] - layer[u] - 1 for u, kids in children.items() for c in kids])
     if len(children) + crossings > DETAILED_LIMIT:
         quick = _quick_layout(children, layer)
         return tuple(quick[i] for i in range(len(shape)))
@@ -99,8 +99,11 @@ def _quick_layout(children: dict[int, list[int]],
     for order, near in ((range(1, depth + 1), parents), (range(depth - 1, -1, -1), children)):
         for d in order:
             row = rows[d]
-            row.sort(key=lambda i: (sum(x[j] for j in near[i]) / len(near[i])
-                                    if near[i] else x[i]))
+            barycentre = {}
+            for i in row:
+                ns = near[i]
+                barycentre[i] = sum([x[j] for j in ns]) / len(ns) if ns else x[i]
+            row.sort(key=barycentre.__getitem__)
             for k, i in enumerate(row):
                 x[i] = float(k)
     return {i: (layer[i], x[i]) for i in children}

@@ -117,11 +117,11 @@ class Runner:
                 yield from self.implicit_backward()
         except TorchError as e:
             error = self._error(e.type_name, e.message, statement)
-        except (NodeLimitExceeded, TensorTooLarge) as e:
-            error = self._error("UnsupportedError", f"{e}: the lab's limit keeps every "
+        except (NodeLimitExceeded, TensorTooLarge) as limit:
+            error = self._error("UnsupportedError", f"{limit}: the lab's limit keeps every "
                                 "program quick for everyone", statement)
-        except SourceError as e:
-            error = ProgramError(e.type, e.message, e.line, e.col, e.end_line, e.end_col)
+        except SourceError as s:
+            error = ProgramError(s.type, s.message, s.line, s.col, s.end_line, s.end_col)
         grads = {leaf.name: (None if leaf.grad is None else leaf.grad.data)
                  for leaf in self.leaves if leaf.name is not None}
         yield ProgramFinished(grads, error)
@@ -244,7 +244,7 @@ class Runner:
 
     def make_tensor(self, expr: TensorCall) -> Tensor:
         data = self.evaluate(expr.data)
-        requires_grad = False
+        requires_grad: Value = False
         if expr.requires_grad is not None:
             requires_grad = self.evaluate(expr.requires_grad)
             if not isinstance(requires_grad, bool):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import threading
-from dataclasses import dataclass
 
 from app.limits import DEFAULT_LIMITS, Limits
 from app.messages import expression_message, op_text, statement_message
@@ -41,16 +40,20 @@ BACKWARD_ARGS = ("gradient", "retain_graph", "create_graph")
 KNOWN = ", ".join(f"torch.{f}" for f in (*FUNCTIONS, *REDUCTIONS))
 
 
-@dataclass
 class SourceError(Exception):
-    """A program the lab rejects: `SyntaxError` or `UnsupportedError`, with its place."""
+    """A program the lab rejects: `SyntaxError` or `UnsupportedError`, with its place.
 
-    type: str
-    message: str
-    line: int
-    col: int
-    end_line: int | None = None       # where the offending text ends, when known
-    end_col: int | None = None
+    A plain class, not a dataclass: mypyc cannot make a dataclass of an Exception."""
+
+    def __init__(self, type: str, message: str, line: int, col: int,
+                 end_line: int | None = None, end_col: int | None = None) -> None:
+        super().__init__(type, message, line, col, end_line, end_col)
+        self.type = type
+        self.message = message
+        self.line = line
+        self.col = col
+        self.end_line = end_line          # where the offending text ends, when known
+        self.end_col = end_col
 
     def __str__(self) -> str:
         return f"{self.type} at line {self.line}, column {self.col}: {self.message}"

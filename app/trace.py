@@ -101,11 +101,11 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
         return
     try:
         yield from _run_events(program, limits)
-    except Exception as e:   # a bug of the lab's: report it, keep serving everyone else
+    except Exception as bug:   # a bug of the lab's: report it, keep serving everyone else
         logger.exception("internal error while tracing")
         yield "done", Trace(error=ErrorInfo(
-            type="InternalError", message=f"the lab failed on this program ({type(e).__name__}: "
-            f"{e}); this is a bug in the lab, not in your program"))
+            type="InternalError", message=f"the lab failed on this program "
+            f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program"))
 
 
 def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:

@@ -7,7 +7,7 @@ their output save `result`, the others save `self`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from engine.tensor import FLOAT32, Tensor, as_values
 class _Pointwise(Node):
     """A one-input function node; `apply` unpacks the saved value for `backward`."""
 
-    saves = "result"
+    saves: ClassVar[str] = "result"
 
     def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
         (grad,) = grads
