@@ -1,60 +1,16 @@
 """The trace document: the contract's fields (`passes`, `grads`, `error`) and the lab's
-details (each pass's graph and layout, each pop's gradients, counts and queue), with how
-values are written in it (float32 widened to JSON numbers, and as PyTorch prints them)."""
+details (each pass's graph and layout, each pop's gradients, counts and queue). How values
+are written in it is `app.values`."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Union
+from typing import Annotated
 
-import numpy as np
 from pydantic import BaseModel, Field
 
+from app.values import JSONValue
 from engine import TORCH_VERSION
-from engine.printing import THRESHOLD, format_scalar, format_suffix, format_values
-
-JSONValue = Union[float, int, str, None, list[Any]]
-
-
-def encode(values: Any) -> JSONValue:
-    """float32 values widened to JSON numbers; nan and infinities as strings."""
-    if values is None:
-        return None
-    if type(values) is np.float32:
-        x = float(values)
-        return x if math.isfinite(x) else _finite(x)  # type: ignore[no-any-return]
-    out: JSONValue = _finite(np.asarray(values).tolist())
-    return out
-
-
-def encode_step(values: Any) -> JSONValue:
-    """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
-    bigger ones only as printed (summarised) text, so that a trace stays proportional to
-    its steps and not to steps x elements. Final `grads` are always in full."""
-    if type(values) is np.float32:
-        x = float(values)
-        return x if math.isfinite(x) else _finite(x)  # type: ignore[no-any-return]
-    if values is not None and np.size(values) > THRESHOLD:
-        return None
-    return encode(values)
-
-
-def _finite(x: Any) -> Any:
-    if isinstance(x, list):
-        return [_finite(v) for v in x]
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    return x
-
-
-def printed(values: Any) -> str | None:
-    """The values as PyTorch prints them: `tensor(28.)`."""
-    if type(values) is np.float32:
-        return f"tensor({format_scalar(float(values))})"
-    if values is None:
-        return None
-    return f"tensor({format_values(values)}{format_suffix(values)})"
 
 
 class ErrorInfo(BaseModel):

@@ -26,15 +26,13 @@ from app.document import (
     Sent,
     Step,
     Trace,
-    encode,
-    encode_step,
-    printed,
 )
 from app.layout import layout
 from app.limits import DEFAULT_LIMITS, Limits
 from app.program import Program
 from app.runner import PassStarted, ProgramFinished, Runner
 from app.source import SourceError, parse
+from app.values import encode, encode_step, printed
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
 
 __all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "piece_json", "quiet_floats",
