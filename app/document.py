@@ -4,10 +4,11 @@ are written in it is `app.values`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from app.values import JSONValue
 from engine import TORCH_VERSION
@@ -24,20 +25,20 @@ class ErrorInfo(BaseModel):
 
 # Note [Trusted construction]
 # Graphs and steps are built from the engine's own events, whose types are fixed, so they
-# are plain dataclasses, made without validation: a big trace has one Step per pop, and
-# validating tens of thousands of pydantic models would cost more than running the engine.
-# Pydantic still knows their schema, so /docs describes them and serialisation is native.
+# are made without validation: a big trace has one Step per pop, and validating tens of
+# thousands of pydantic models would cost more than running the engine. The many small
+# pieces (a step, a node, a gradient sent, a saved value) are typed dicts, the cheapest
+# records Python makes; pydantic still knows their schema, so /docs describes them and
+# serialisation is native.
 
-@dataclass(slots=True)
-class SavedValue:
+class SavedValue(TypedDict):
     name: Annotated[str, Field(description="as in `grad_fn._saved_<name>`")]
     value: Annotated[str, Field(description="printed value")]
     is_tensor: bool
     released: bool
 
 
-@dataclass(slots=True)
-class GraphNode:
+class GraphNode(TypedDict):
     id: int
     name: str
     seq: int
@@ -58,16 +59,14 @@ class Graph:
     nodes: list[GraphNode]
 
 
-@dataclass(slots=True)
-class Sent:
+class Sent(TypedDict):
     edge: Annotated[int, Field(description="index into the node's next_functions")]
     to: int
     value: JSONValue
     text: str | None
 
 
-@dataclass(slots=True)
-class Step:
+class Step(TypedDict):
     """One ready-queue pop. `name`, `seq` and `leaf` are the contract's fields."""
 
     name: str
@@ -76,20 +75,16 @@ class Step:
     node: int
     grad: Annotated[JSONValue, Field(description="the summed gradient the node received")]
     grad_text: str | None
-    sent: list[Sent] = field(default_factory=list)
-    dependencies: Annotated[dict[int, int], Field(description="counts that changed")] = field(
-        default_factory=dict)
-    ready: Annotated[list[int], Field(description="nodes this pop made ready")] = field(
-        default_factory=list)
-    queue: Annotated[list[int], Field(
-        description="the ready queue afterwards, in pop order")] = field(default_factory=list)
-    released: Annotated[list[str], Field(
-        description="saved tensors freed after the node ran")] = field(default_factory=list)
-    grad_before: JSONValue = None
-    grad_after: JSONValue = None
-    grad_before_text: str | None = None
-    grad_after_text: str | None = None
-    error: ErrorInfo | None = None
+    sent: list[Sent]
+    dependencies: Annotated[dict[int, int], Field(description="counts that changed")]
+    ready: Annotated[list[int], Field(description="nodes this pop made ready")]
+    queue: Annotated[list[int], Field(description="the ready queue afterwards, in pop order")]
+    released: Annotated[list[str], Field(description="saved tensors freed after the node ran")]
+    grad_before: JSONValue
+    grad_after: JSONValue
+    grad_before_text: str | None
+    grad_after_text: str | None
+    error: ErrorInfo | None
 
 
 class Pass(BaseModel):

@@ -11,7 +11,7 @@ import gc
 import logging
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from pydantic import BaseModel, TypeAdapter
@@ -43,18 +43,21 @@ logger = logging.getLogger(__name__)
 
 def graph_model(event: GraphRecorded) -> Graph:
     places = layout(event.root, event.nodes)
-    return Graph(root=event.root, nodes=[
-        GraphNode(
-            id=n.id, name=n.name, seq=n.seq, next=list(n.next_ids), variable=n.bound_to,
-            leaf=n.leaf, value=printed(n.leaf_value), shape=list(n.shape),
-            saved=[_saved(s) for s in n.saved], layer=places[n.id][0], x=places[n.id][1])
-        for n in event.nodes])
+    nodes: list[GraphNode] = []
+    for n in event.nodes:
+        layer, x = places[n.id]
+        nodes.append({
+            "id": n.id, "name": n.name, "seq": n.seq, "next": list(n.next_ids),
+            "variable": n.bound_to, "leaf": n.leaf, "value": printed(n.leaf_value),
+            "shape": list(n.shape), "saved": [_saved(s) for s in n.saved],
+            "layer": layer, "x": x})
+    return Graph(root=event.root, nodes=nodes)
 
 
 def _saved(s: SavedInfo) -> SavedValue:
     text = "freed" if s.released else (printed(s.value) if s.is_tensor else str(s.value))
-    return SavedValue(name=s.name, value=text or "", is_tensor=s.is_tensor,
-                                      released=s.released)
+    return {"name": s.name, "value": text or "", "is_tensor": s.is_tensor,
+            "released": s.released}
 
 
 def step_model(e: NodePopped, started: PassStarted | None = None) -> Step:
@@ -63,15 +66,15 @@ def step_model(e: NodePopped, started: PassStarted | None = None) -> Step:
     error = None if e.error is None else ErrorInfo(
         type=e.error.type_name, message=e.error.message,
         line=started.line if started else None, col=started.col if started else None)
-    return Step(
-        name=e.name, seq=e.seq, leaf=e.leaf, node=e.node, grad=encode_step(e.grad),
-        grad_text=printed(e.grad),
-        sent=[Sent(edge=s.edge, to=s.to, value=encode_step(s.value),
-                                   text=printed(s.value)) for s in e.sent],
-        dependencies=e.dependencies, ready=list(e.ready), queue=list(e.queue),
-        released=list(e.released), grad_before=encode_step(e.grad_before),
-        grad_after=encode_step(e.grad_after), grad_before_text=printed(e.grad_before),
-        grad_after_text=printed(e.grad_after), error=error)
+    sent: list[Sent] = [{"edge": s.edge, "to": s.to, "value": encode_step(s.value),
+                         "text": printed(s.value)} for s in e.sent]
+    return {
+        "name": e.name, "seq": e.seq, "leaf": e.leaf, "node": e.node,
+        "grad": encode_step(e.grad), "grad_text": printed(e.grad), "sent": sent,
+        "dependencies": e.dependencies, "ready": list(e.ready), "queue": list(e.queue),
+        "released": list(e.released), "grad_before": encode_step(e.grad_before),
+        "grad_after": encode_step(e.grad_after), "grad_before_text": printed(e.grad_before),
+        "grad_after_text": printed(e.grad_after), "error": error}
 
 
 Piece = BaseModel | Graph | Step
@@ -142,8 +145,7 @@ def collect(events: Iterator[TraceEvent]) -> Trace:
             assert isinstance(piece, Dependencies)
             passes[-1].dependencies = piece.dependencies
         elif kind == "step":
-            assert isinstance(piece, Step)
-            passes[-1].steps.append(piece)
+            passes[-1].steps.append(cast(Step, piece))   # a typed dict: no isinstance
         elif kind == "done":
             assert isinstance(piece, Trace)
             piece.passes = passes

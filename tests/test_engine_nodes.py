@@ -419,7 +419,7 @@ def test_retain_graph_frees_nothing() -> None:
 
 def test_trace_steps_say_what_was_freed() -> None:
     trace = run_source("a = 0.5\nb = 2.0\ny = (a * b).exp()\n")
-    assert [(s.name, s.released) for s in trace.passes[0].steps] == [
+    assert [(s["name"], s["released"]) for s in trace.passes[0].steps] == [
         ("ExpBackward0", ["result"]), ("MulBackward0", ["self", "other"]),
         ("AccumulateGrad", []), ("AccumulateGrad", [])]
 
@@ -445,9 +445,9 @@ def test_second_backward_fails_at_the_first_freed_node(
     assert (trace.error.type, trace.error.message) == ("RuntimeError", FREED_GRAPH)
     assert trace.error.line == source.count("\n")      # the second backward's line
     assert len(trace.passes) == 2
-    assert [(s.name, s.seq) for s in trace.passes[1].steps] == second
+    assert [(s["name"], s["seq"]) for s in trace.passes[1].steps] == second
     last = trace.passes[1].steps[-1]
-    assert last.error is not None and last.error.message == FREED_GRAPH
+    assert last["error"] is not None and last["error"].message == FREED_GRAPH
     if grads is not None:
         assert trace.grads == grads
     else:          # unchanged: Acc(a) had received 1 of its 2 inputs
@@ -499,7 +499,7 @@ def test_create_graph_records_nodes_and_numbers_as_pytorch() -> None:
     assert node_of(z).sequence_nr == 5
     trace = run_source("a = 1.5\ny = a * a\ny.backward(create_graph=True)\nz = a * 3\n"
                        "z.backward()\n")
-    assert [[(s.name, s.seq) for s in p.steps] for p in trace.passes] == [
+    assert [[(s["name"], s["seq"]) for s in p.steps] for p in trace.passes] == [
         [("MulBackward0", 0), ("AccumulateGrad", UINT64_MAX)],
         [("MulBackward0", 5), ("AccumulateGrad", UINT64_MAX)]]
     assert trace.grads == {"a": 6.0}

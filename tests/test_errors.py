@@ -145,7 +145,7 @@ def test_an_int64_gradient_is_accepted() -> None:
 def test_freed_error_is_on_the_failing_step_too() -> None:
     trace = run_source(PROGRAMS[0][1])
     step = trace.passes[-1].steps[-1]
-    assert step.error is not None and step.error.message == REF_FREED
+    assert step["error"] is not None and step["error"].message == REF_FREED
 
 
 # -- messages the reference does not list: compared with live PyTorch ---------------------

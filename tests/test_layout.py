@@ -37,12 +37,12 @@ GRAPHS = [pytest.param(g, id=f"{name}-pass{k}")
 def edges(graph: Graph) -> list[tuple[GraphNode, GraphNode, list[Point]]]:
     """Every distinct edge as the polyline of its drawn curve (the two edges of `a * a`
     share their ends and are drawn side by side: one here)."""
-    by_id = {n.id: n for n in graph.nodes}
+    by_id = {n["id"]: n for n in graph.nodes}
     out = []
     for n in graph.nodes:
-        for c in dict.fromkeys(i for i in n.next if i is not None):
+        for c in dict.fromkeys(i for i in n["next"] if i is not None):
             m = by_id[c]
-            curve = [layout.edge_point(n.x, n.layer, m.x, m.layer, k / SAMPLES)
+            curve = [layout.edge_point(n["x"], n["layer"], m["x"], m["layer"], k / SAMPLES)
                      for k in range(SAMPLES + 1)]
             out.append((n, m, curve))
     return out
@@ -83,15 +83,15 @@ def test_geometry_matches_the_page() -> None:
 
 @pytest.mark.parametrize("graph", GRAPHS)
 def test_edges_point_down_and_nodes_do_not_overlap(graph: Graph) -> None:
-    by_id = {n.id: n for n in graph.nodes}
-    assert by_id[graph.root].layer == 0
+    by_id = {n["id"]: n for n in graph.nodes}
+    assert by_id[graph.root]["layer"] == 0
     for n in graph.nodes:
-        for c in n.next:
+        for c in n["next"]:
             if c is not None:
-                assert by_id[c].layer > n.layer
+                assert by_id[c]["layer"] > n["layer"]
     for a, b in itertools.combinations(graph.nodes, 2):
-        if a.layer == b.layer:
-            assert abs(a.x - b.x) >= 1.0 - 1e-9, (a.name, b.name)
+        if a["layer"] == b["layer"]:
+            assert abs(a["x"] - b["x"]) >= 1.0 - 1e-9, (a["name"], b["name"])
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
@@ -99,20 +99,21 @@ def test_no_edge_crosses_another(graph: Graph) -> None:
     for (a1, a2, ca), (b1, b2, cb) in itertools.combinations(edges(graph), 2):
         skip_a: set[int] = set()
         skip_b: set[int] = set()
-        if a1.id == b1.id:
+        if a1["id"] == b1["id"]:
             skip_a |= {0, 1}
             skip_b |= {0, 1}
-        if a2.id == b2.id:
+        if a2["id"] == b2["id"]:
             skip_a |= {SAMPLES - 1, SAMPLES - 2}
             skip_b |= {SAMPLES - 1, SAMPLES - 2}
-        if a2.id == b1.id:
+        if a2["id"] == b1["id"]:
             skip_a |= {SAMPLES - 1}
             skip_b |= {0}
-        if a1.id == b2.id:
+        if a1["id"] == b2["id"]:
             skip_a |= {0}
             skip_b |= {SAMPLES - 1}
         assert not _polylines_cross(ca, cb, skip_a, skip_b), (
-            f"{a1.name}#{a1.seq}->{a2.name} crosses {b1.name}#{b1.seq}->{b2.name}")
+            f"{a1['name']}#{a1['seq']}->{a2['name']} crosses "
+            f"{b1['name']}#{b1['seq']}->{b2['name']}")
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
@@ -120,16 +121,18 @@ def test_no_edge_runs_through_a_node(graph: Graph) -> None:
     half_w, half_h = layout.NODE_WIDTH / 2 + 0.02, layout.NODE_HEIGHT / 2 + 0.02
     for source, target, curve in edges(graph):
         for n in graph.nodes:
-            if n.id in (source.id, target.id):
+            if n["id"] in (source["id"], target["id"]):
                 continue
             for px, py in curve:
-                inside = abs(px - n.x) < half_w and abs(py - n.layer) < half_h
-                assert not inside, f"{source.name}->{target.name} runs through {n.name}#{n.seq}"
+                inside = abs(px - n["x"]) < half_w and abs(py - n["layer"]) < half_h
+                assert not inside, (f"{source['name']}->{target['name']} runs through "
+                                    f"{n['name']}#{n['seq']}")
 
 
 def test_layout_is_deterministic_and_handles_deep_graphs() -> None:
     lines = ["a = 0.5"] + [f"h{k} = {'a' if k == 0 else f'h{k - 1}'} * 1.01"
                            for k in range(1500)]
     first, second = graphs("\n".join(lines) + "\n"), graphs("\n".join(lines) + "\n")
-    assert [(n.layer, n.x) for n in first[0].nodes] == [(n.layer, n.x) for n in second[0].nodes]
-    assert max(n.layer for n in first[0].nodes) == 1500
+    places = [[(n["layer"], n["x"]) for n in g[0].nodes] for g in (first, second)]
+    assert places[0] == places[1]
+    assert max(n["layer"] for n in first[0].nodes) == 1500

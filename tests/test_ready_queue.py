@@ -150,11 +150,11 @@ def acc(leaf: str) -> Step:
 def steps_of(source: str) -> tuple[list[list[Step]], dict[str, Any]]:
     trace = run_source(source)
     assert trace.error is None, trace.error
-    passes = [[(s.name, None if s.seq == MAX else s.seq, s.leaf) for s in p.steps]
+    passes = [[(s["name"], None if s["seq"] == MAX else s["seq"], s["leaf"]) for s in p.steps]
               for p in trace.passes]
     for p in trace.passes:
         for s in p.steps:
-            assert (s.name == "AccumulateGrad") == (s.seq == MAX)
+            assert (s["name"] == "AccumulateGrad") == (s["seq"] == MAX)
     return passes, trace.grads
 
 
@@ -224,7 +224,7 @@ def test_dependencies_count_every_edge() -> None:
     (p,) = trace.passes
     graph = p.graph
     assert graph is not None
-    acc_id = next(n.id for n in graph.nodes if n.name == "AccumulateGrad")
+    acc_id = next(n["id"] for n in graph.nodes if n["name"] == "AccumulateGrad")
     assert p.dependencies[acc_id] == 2
-    assert [s.name for s in p.steps] == ["MulBackward0", "AccumulateGrad"]
+    assert [s["name"] for s in p.steps] == ["MulBackward0", "AccumulateGrad"]
     assert trace.grads == {"a": 6.0}

@@ -40,7 +40,9 @@ def short(text: str | None) -> str:
 
 
 def label(step: Step) -> str:
-    return f"AccumulateGrad({step.leaf})" if step.leaf else f"{step.name} #{step.seq}"
+    if step["leaf"]:
+        return f"AccumulateGrad({step['leaf']})"
+    return f"{step['name']} #{step['seq']}"
 
 
 def steps(trace: Trace) -> list[Step]:
@@ -62,14 +64,14 @@ def expected_final(trace: Trace) -> dict[str, str]:
     """Each leaf's .grad after the program, as the page prints it."""
     last: dict[str, Step] = {}
     for s in steps(trace):
-        if s.leaf and s.error is None:
-            last[s.leaf] = s
+        if s["leaf"] and s["error"] is None:
+            last[s["leaf"]] = s
     out = {}
     for leaf, value in trace.grads.items():
         if value is None:
             out[leaf] = "None"
         elif leaf in last:
-            out[leaf] = short(last[leaf].grad_after_text)
+            out[leaf] = short(last[leaf]["grad_after_text"])
     return out
 
 
@@ -126,14 +128,14 @@ def test_worked_example_forward_and_back(page: Any, server_url: str) -> None:
         assert str(page.locator("#sentence").text_content()).startswith(label(step))
         running = page.locator("svg#graph .node.running")
         assert running.count() == 1
-        assert running.locator(".node-name").text_content() == step.name
-        seq = "MAX" if step.leaf else f"#{step.seq}"
+        assert running.locator(".node-name").text_content() == step["name"]
+        seq = "MAX" if step["leaf"] else f"#{step['seq']}"
         assert running.locator(".node-seq").text_content() == seq
         assert page.locator("#queue .q-item.running .q-seq").text_content() == seq
         labels = page.locator("svg#graph .edge-label.current text").all_text_contents()
-        assert sorted(labels) == sorted(short(s.text) for s in step.sent)
-        if step.leaf:
-            assert f"{step.leaf}.grad = {short(step.grad_after_text)}" in str(
+        assert sorted(labels) == sorted(short(s["text"]) for s in step["sent"])
+        if step["leaf"]:
+            assert f"{step['leaf']}.grad = {short(step['grad_after_text'])}" in str(
                 page.locator("#sentence").text_content())
     page.keyboard.press("Home")
     expect(page.locator("#counter")).to_have_text(f"step 0 of {len(popped)}")
@@ -212,7 +214,7 @@ def test_backward_again_retain_new_forward_and_zero_grad(page: Any, server_url: 
     go_end(page)
     assert again.error.message in str(page.locator("#detail").text_content())
     assert page.locator("svg#graph .node.error").count() == 1
-    failed = next(s for s in steps(again) if s.error)
+    failed = next(s for s in steps(again) if s["error"])
     expect(page.locator("#note")).to_contain_text(f"stopped at {label(failed)}")
     assert final_grads(page) == expected_final(again) == {"b": "14", "w": "28"}
 
@@ -235,8 +237,8 @@ def test_backward_again_retain_new_forward_and_zero_grad(page: Any, server_url: 
     wait_done(page)
     forward = run_source(page.input_value("#source"))
     assert forward.grads["w"] == 56.0
-    first = {s.seq for s in forward.passes[0].steps if s.leaf is None}
-    seqs = {s.seq for s in forward.passes[1].steps if s.leaf is None}
+    first = {s["seq"] for s in forward.passes[0].steps if s["leaf"] is None}
+    seqs = {s["seq"] for s in forward.passes[1].steps if s["leaf"] is None}
     assert min(seqs) == max(first) + 1, "sequence numbers continue"
     go_end(page)
     assert final_grads(page) == expected_final(forward)
