@@ -20,7 +20,7 @@ import functools
 import itertools
 import random
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.events import NodeInfo
 
@@ -70,33 +70,38 @@ def layout(root: int, nodes: tuple[NodeInfo, ...]) -> dict[int, tuple[int, float
 @functools.lru_cache(maxsize=256)
 def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, float], ...]:
     """The layout of a graph whose nodes are 0..n-1 and whose children are `shape[i]`."""
+    layer = _longest_path_layers(root, shape)
+    crossings = sum([layer[c] - layer[u] - 1 for u, kids in enumerate(shape) for c in kids])
+    if len(shape) + crossings > DETAILED_LIMIT:
+        return _quick_layout(shape, layer)
     children = {i: list(kids) for i, kids in enumerate(shape)}
-    layer = _longest_path_layers(root, children)
-    crossings = sum([layer[c] - layer[u] - 1 for u, kids in children.items() for c in kids])
-    if len(children) + crossings > DETAILED_LIMIT:
-        quick = _quick_layout(children, layer)
-        return tuple(quick[i] for i in range(len(shape)))
-    graph = _Layered(root, list(children), children, layer)
+    graph = _Layered(root, list(children), children, dict(enumerate(layer)))
     rows = graph.order()
     x = graph.place(rows)
     low = min(x.values(), default=0.0)
     return tuple((layer[i], round(x[i] - low, 4)) for i in range(len(shape)))
 
 
-def _quick_layout(children: dict[int, list[int]],
-                  layer: dict[int, int]) -> dict[int, tuple[int, float]]:
+def _quick_layout(children: Sequence[Sequence[int]],
+                  layer: list[int]) -> tuple[tuple[int, float], ...]:
     """For graphs too big to draw edge by edge: real nodes only, ordered by two
     barycentre sweeps (down, then up), in time linear in the edges."""
+    n = len(children)
     rows: dict[int, list[int]] = {}
-    for i in children:                   # the walk's order: root first
+    for i in range(n):                   # the walk's order: root first
         rows.setdefault(layer[i], []).append(i)
-    parents: dict[int, list[int]] = {i: [] for i in children}
-    for u, kids in children.items():
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for u, kids in enumerate(children):
         for c in kids:
             parents[c].append(u)
-    x = {i: float(k) for row in rows.values() for k, i in enumerate(row)}
+    x = [0.0] * n
+    for row in rows.values():
+        for k, i in enumerate(row):
+            x[i] = float(k)
     depth = max(rows, default=0)
-    for order, near in ((range(1, depth + 1), parents), (range(depth - 1, -1, -1), children)):
+    sweeps: tuple[tuple[range, Sequence[Sequence[int]]], ...] = (
+        (range(1, depth + 1), parents), (range(depth - 1, -1, -1), children))
+    for order, near in sweeps:
         for d in order:
             row = rows[d]
             barycentre = {}
@@ -106,21 +111,23 @@ def _quick_layout(children: dict[int, list[int]],
             row.sort(key=barycentre.__getitem__)
             for k, i in enumerate(row):
                 x[i] = float(k)
-    return {i: (layer[i], x[i]) for i in children}
+    return tuple([(layer[i], x[i]) for i in range(n)])
 
 
-def _longest_path_layers(root: int, children: dict[int, list[int]]) -> dict[int, int]:
+def _longest_path_layers(root: int, children: Sequence[Sequence[int]]) -> list[int]:
     """Longest distance from the root, via a topological order (Kahn's algorithm)."""
-    indegree = dict.fromkeys(children, 0)
-    for kids in children.values():
+    indegree = [0] * len(children)
+    for kids in children:
         for c in kids:
             indegree[c] += 1
-    layer = dict.fromkeys(children, 0)
+    layer = [0] * len(children)
     ready = [root]
     while ready:
         i = ready.pop()
+        below = layer[i] + 1
         for c in children[i]:
-            layer[c] = max(layer[c], layer[i] + 1)
+            if layer[c] < below:
+                layer[c] = below
             indegree[c] -= 1
             if indegree[c] == 0:
                 ready.append(c)
