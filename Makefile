@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest bench conformance clean
+.PHONY: run test lint typecheck pytest bench conformance clean compiled test-compiled FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ run: $(VENV)/.installed-run
 	$(BIN)/autograd-lab serve --host $(HOST) --port $(PORT)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check app engine tests bench
+	$(BIN)/ruff check app engine tests bench setup.py
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
@@ -34,13 +34,58 @@ typecheck: $(VENV)/.installed-test
 pytest: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -rs
 
+# Then the same tests against the compiled build, where a C compiler can build it (CI sets
+# REQUIRE_COMPILED=1 so that a missing compiler fails instead of skipping).
 test: lint typecheck pytest
+	@if $(HAVE_CC); then $(MAKE) --no-print-directory test-compiled; \
+	elif [ "$(REQUIRE_COMPILED)" = 1 ]; then \
+	  echo "test-compiled: no C compiler that builds against Python.h ($(PY_CC))"; exit 1; \
+	else echo "test-compiled: skipped: no C compiler (with Python's headers) to build it"; fi
 
 conformance: $(VENV)/.installed-run
 	$(BIN)/python ../shared/conformance/check.py --show 5
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test compiled
 	$(BIN)/python -m bench
 
+# -- the compiled build ---------------------------------------------------------------
+# The hot modules compiled with mypyc (see setup.py), installed out of the source tree in
+# build/compiled with their pure siblings; the stamp is newer than every source of it, and
+# build/compiled.sources changes when a module is added or removed. Nothing compiled is
+# ever beside the sources: `make run` and the tests above run them as they are.
+COMPILED := build/compiled
+SOURCES  := $(shell find app engine -name '*.py' | LC_ALL=C sort)
+# `app` and `engine` from build/compiled, `tests` and `bench` from here; PYTHONSAFEPATH
+# keeps the current directory from going first on sys.path.
+WITH_COMPILED := PYTHONSAFEPATH=1 PYTHONPATH=$(CURDIR)/$(COMPILED):$(CURDIR)
+PY_CC      = $(shell $(BIN)/python -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')
+PY_INCLUDE = $(shell $(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+# True when the compiler Python builds extensions with works here, Python.h included.
+HAVE_CC    = echo '\#include <Python.h>' | $(PY_CC) -x c -c -o /dev/null -I$(PY_INCLUDE) - \
+             >/dev/null 2>&1
+
+compiled: $(COMPILED)/.stamp
+
+# Built aside and moved in whole, so a failed build leaves no half build. app/pages.py
+# finds static/ and templates/ beside the app package: links to the sources' own.
+$(COMPILED)/.stamp: setup.py pyproject.toml $(SOURCES) build/compiled.sources \
+                    | $(VENV)/.installed-test
+	rm -rf $(COMPILED) $(COMPILED).tmp build/setuptools build/mypyc
+	AUTOGRAD_LAB_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps \
+	    --no-build-isolation --target $(COMPILED).tmp .
+	ln -s ../../static ../../templates $(COMPILED).tmp/
+	mv $(COMPILED).tmp $(COMPILED)
+	touch $@
+
+build/compiled.sources: FORCE
+	@mkdir -p build
+	@echo '$(SOURCES)' | cmp -s - $@ || echo '$(SOURCES)' > $@
+
+FORCE:
+
+test-compiled: compiled
+	$(WITH_COMPILED) AUTOGRAD_LAB_EXPECT_COMPILED=1 $(BIN)/python -m pytest -q -rs \
+	    -m "not browser" --import-mode=append
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build

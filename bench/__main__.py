@@ -9,7 +9,7 @@ import os
 import platform
 import time
 
-from bench import api, engine
+from bench import api, builds, engine
 
 
 def page() -> None:
@@ -49,8 +49,8 @@ def main() -> None:
     print(f"Summary ({time.perf_counter() - started:.0f} s)")
     if engine_ratio is not None:
         ok = "yes" if engine_ratio.passes() else "NO"
-        print(f"  engine, 10,000 ops: lab/torch = {engine_ratio}; below "
-              f"{engine.REQUIRED}? {ok}")
+        print(f"  engine, 10,000 ops: lab/torch = {engine_ratio} "
+              f"{builds.LABELS[builds.deployed()]}; below {engine.REQUIRED}? {ok}")
     if api_ratio is not None:
         ok = "yes" if api_ratio >= api.REQUIRED else "NO"
         print(f"  api: /api/trace rps / /healthz rps = {api_ratio:.2f}; at least "

@@ -11,6 +11,10 @@ Every measurement runs in a fresh child process (`python -m bench.engine child .
 so neither side inherits the other's heap or garbage collector state, and the peak
 memory (`ru_maxrss` growth over the child's baseline) belongs to that run alone.
 Each child warms up on a small program first and reports its best of k runs.
+
+The lab is measured twice: compiled (build/compiled from `make compiled`, the build the
+Docker image deploys) and pure Python (the sources as they are); see bench/builds.py.
+Each lab child reports which build it really ran.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import builds
 from bench.programs import chain, limits_for, realistic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,6 +168,7 @@ def _began_run() -> None:
 def child_lab(source: str, runs: int) -> dict[str, Any]:
     from app.trace import run_source
 
+    running = builds.running()
     limits = limits_for(source)
     run_source(realistic(200))                     # warm-up: lazy imports, caches
     gc.collect()
@@ -180,10 +186,10 @@ def child_lab(source: str, runs: int) -> dict[str, Any]:
         best = min(best, time.perf_counter() - start)
         runs_done += 1
     assert trace is not None
-    steps = [(s.name, s.seq) for p in trace.passes for s in p.steps]
+    steps = [(s["name"], s["seq"]) for p in trace.passes for s in p.steps]
     error = None if trace.error is None else f"{trace.error.type}: {trace.error.message}"
     return {"seconds": best, "runs": runs_done, "peak": _rss_bytes() - baseline,
-            "pops": len(steps), "order": _digest(steps), "error": error}
+            "pops": len(steps), "order": _digest(steps), "error": error, **running}
 
 
 def child_torch(source: str, runs: int) -> dict[str, Any]:
@@ -194,7 +200,8 @@ def child_torch(source: str, runs: int) -> dict[str, Any]:
     _in_fresh_thread(lambda: _run_torch(torch, torch_source(realistic(200))))   # warm-up
     gc.collect()
     baseline = _rss_bytes()
-    best, pops, began, runs_done = math.inf, [], time.perf_counter(), 0
+    pops: list[tuple[str, int]] = []
+    best, began, runs_done = math.inf, time.perf_counter(), 0
     for _ in range(runs):
         if time.perf_counter() - began > RUN_BUDGET_S:
             break
@@ -215,11 +222,12 @@ def child_main(argv: list[str]) -> None:
     print(json.dumps(result))
 
 
-def measure(kind: str, program: str, n: int, runs: int) -> dict[str, Any]:
-    """One fresh child process measuring `kind` (lab or torch) on one generated program.
-    A child over its time is stopped; the result then says how long its last run had
-    been going (`at_least` seconds) instead of a time."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+def measure(kind: str, program: str, n: int, runs: int,
+            build: str = builds.PURE) -> dict[str, Any]:
+    """One fresh child process measuring `kind` (lab or torch) on one generated program,
+    the lab as `build` (pure or compiled). A child over its time is stopped; the result
+    then says how long its last run had been going (`at_least` seconds) instead of a time."""
+    env = builds.child_env(build if kind == "lab" else builds.PURE)
     proc = subprocess.Popen(
         [sys.executable, "-m", "bench.engine", "child", kind, program, str(n), str(runs)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -291,61 +299,77 @@ def _growth(times: dict[int, float], n: int) -> str:
 
 
 def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
-    """The table of figures per size, the verdict at 10,000 ops, then the depth test.
-    Returns lab/torch per size (a lower bound where the lab timed out)."""
+    """The table of figures per size (a row per lab build), the verdict at 10,000 ops,
+    then the depth test. Returns lab/torch per size for the deployed build (compiled,
+    when build/compiled exists; a lower bound where the lab timed out)."""
     have_torch = importlib.util.find_spec("torch") is not None
+    lab_builds = [builds.COMPILED, builds.PURE] if builds.available() else [builds.PURE]
     print("Engine: the lab's complete trace vs PyTorch running the same program")
     print("  lab   = run_source(source, limits).model_dump_json(), written to a StringIO")
     print("  torch = compile + exec of the same text, a prehook on every node recording")
     print("          (name, seq) per pop, then backward; `import torch` not timed")
     print("  program: realistic(n) from bench/programs.py; a fresh process per side and")
     print("  size; best of k runs after a warm-up; peak = growth of max RSS over the runs")
+    for line in builds.describe_compiled():
+        print(line)
     if not have_torch:
         print("  skipped: torch not installed (the PyTorch column and the ratios are left out)")
     print()
-    print(f"  {'ops':>7}  {'k':>2}  {'lab s':>8}  {'torch s':>8}  {'lab/torch':>9}  "
+    print(f"  {'ops':>7}  {'lab':<8}  {'k':>2}  {'lab s':>8}  {'torch s':>8}  {'lab/torch':>9}  "
           f"{'lab growth':>24}  {'lab peak':>9}  {'torch peak':>10}  {'pops':>7}  same order")
-    lab_times: dict[int, float] = {}
-    ratios: dict[int, Ratio] = {}
+    lab_times: dict[str, dict[int, float]] = {build: {} for build in lab_builds}
+    ratios: dict[str, dict[int, Ratio]] = {build: {} for build in lab_builds}
     version = None
-    over_budget = False
+    over_budget: set[str] = set()
     for n in sizes:
-        if over_budget:
+        if over_budget == set(lab_builds):
             print(f"  {n:>7,}  skipped: the lab already went over the time budget at a "
                   "smaller size")
             continue
-        lab = measure("lab", "realistic", n, RUNS.get(n, 1))
         torch = measure("torch", "realistic", n, RUNS.get(n, 1)) if have_torch else None
         version = version or (torch or {}).get("version")
-        row = _row(n, lab, torch, lab_times, ratios)
-        print(row)
-        over_budget = "failed" in lab
+        for i, build in enumerate(lab_builds):
+            first = i == 0
+            if build in over_budget:
+                print(f"  {f'{n:,}' if first else '':>7}  {build:<8}  skipped: over the "
+                      "time budget at a smaller size")
+                continue
+            lab = measure("lab", "realistic", n, RUNS.get(n, 1), build)
+            print(_row(n, build, lab, torch, first, lab_times[build], ratios[build]))
+            if "failed" in lab:
+                over_budget.add(build)
     if version:
         print(f"  (PyTorch {version}; growth = time(n) / time(n/10), n log n for reference)")
     _verdict(ratios)
     print()
-    report_depth(depth)
-    return ratios
+    report_depth(depth, lab_builds)
+    return ratios.get(builds.deployed(), {})
 
 
-def _row(n: int, lab: dict[str, Any], torch: dict[str, Any] | None,
+def _row(n: int, build: str, lab: dict[str, Any], torch: dict[str, Any] | None, first: bool,
          lab_times: dict[int, float], ratios: dict[int, Ratio]) -> str:
+    """One lab build's figures at one size; the torch cells in the size's first row only."""
     cells: dict[str, str] = dict.fromkeys(
         ("k", "lab", "torch", "ratio", "growth", "lab_peak", "torch_peak", "pops", "same"), "")
     notes = []
-    if torch is not None and "failed" in torch:
+    torch_s = torch["seconds"] if torch is not None and "seconds" in torch else None
+    if first and torch is not None and torch_s is None:
         cells["torch"] = "failed"
         notes.append(f"torch: {torch['failed']}")
-    elif torch is not None:
+    elif first and torch is not None:
         cells["torch"] = f"{torch['seconds']:.3f}"
         cells["torch_peak"] = _mb(torch["peak"])
     if "failed" in lab:
         notes.append(f"lab: {lab['failed']}")
         if "at_least" in lab:
             cells["lab"] = f">{lab['at_least']:.0f}"
-            if torch is not None and "seconds" in torch:
-                ratios[n] = Ratio(lab["at_least"] / torch["seconds"], at_least=True)
+            if torch_s:
+                ratios[n] = Ratio(lab["at_least"] / torch_s, at_least=True)
                 cells["ratio"] = str(ratios[n])
+    elif lab["build"] != build:     # never show pure Python's time as the compiled build's
+        notes.append(f"lab: asked for the {build} build but it ran {lab['build']} "
+                     f"(app.trace from {lab['from']}): left out")
+        build = f"{lab['build']}?!"
     else:
         lab_times[n] = lab["seconds"]
         cells.update(k=str(lab["runs"]), lab=f"{lab['seconds']:.3f}",
@@ -353,36 +377,48 @@ def _row(n: int, lab: dict[str, Any], torch: dict[str, Any] | None,
                      pops=f"{lab['pops']:,}")
         if lab["error"]:
             notes.append(f"the lab's trace reports {lab['error']}")
-        if torch is not None and "seconds" in torch:
-            ratios[n] = Ratio(lab["seconds"] / torch["seconds"])
+        if torch is not None and torch_s:
+            ratios[n] = Ratio(lab["seconds"] / torch_s)
             cells["ratio"] = str(ratios[n])
             cells["same"] = "yes" if torch["order"] == lab["order"] else "NO"
     c = cells
-    line = (f"  {n:>7,}  {c['k']:>2}  {c['lab']:>8}  {c['torch']:>8}  {c['ratio']:>9}  "
-            f"{c['growth']:>24}  {c['lab_peak']:>9}  {c['torch_peak']:>10}  {c['pops']:>7}  "
-            f"{c['same']}")
+    ops = f"{n:>7,}" if first else ""
+    line = (f"  {ops:>7}  {build:<8}  {c['k']:>2}  {c['lab']:>8}  {c['torch']:>8}  "
+            f"{c['ratio']:>9}  {c['growth']:>24}  {c['lab_peak']:>9}  {c['torch_peak']:>10}  "
+            f"{c['pops']:>7}  {c['same']}")
     return "\n".join([line, *(f"           ({note})" for note in notes)])
 
 
-def _verdict(ratios: dict[int, Ratio]) -> None:
-    if 10_000 not in ratios:
+def _verdict(ratios: dict[str, dict[int, Ratio]]) -> None:
+    """Both builds' lab/torch at 10,000 ops; the verdict is the deployed build's."""
+    at = {build: by_size[10_000] for build, by_size in ratios.items() if 10_000 in by_size}
+    if not at:
         return
-    r = ratios[10_000]
-    verdict = ("PASS, at or below the aim" if r.value <= AIM else "PASS" if r.passes()
-               else "FAIL")
-    print(f"  10,000 ops: lab/torch = {r} (required below {REQUIRED}, aim {AIM}): {verdict}")
-
-
-def report_depth(depth: int) -> None:
-    print(f"Depth: a chain of {depth:,} dependent ops (x1 = x0 * 1.0001 ...) through the lab")
-    result = measure("lab", "chain", depth, 1)
-    if "failed" in result:
-        print(f"  FAILED: {result['failed']}")
-    elif result["error"]:
-        print(f"  FAILED: the trace reports {result['error']}")
+    figures = ", ".join(f"{at[build]} {label}" for build, label in builds.LABELS.items()
+                        if build in at)
+    deployed = builds.deployed()
+    if deployed not in at:
+        verdict = f"no verdict: the {deployed} build was not measured"
     else:
-        print(f"  OK: {result['pops']:,} pops in {result['seconds']:.2f} s, "
-              f"peak {_mb(result['peak'])}, no recursion over the graph")
+        r = at[deployed]
+        verdict = ("PASS, at or below the aim" if r.value <= AIM else "PASS" if r.passes()
+                   else "FAIL")
+    print(f"  10,000 ops: lab/torch = {figures} (required below {REQUIRED}, aim {AIM}): "
+          f"{verdict}")
+
+
+def report_depth(depth: int, lab_builds: list[str]) -> None:
+    print(f"Depth: a chain of {depth:,} dependent ops (x1 = x0 * 1.0001 ...) through the lab")
+    for build in lab_builds:
+        result = measure("lab", "chain", depth, 1, build)
+        if "failed" in result:
+            print(f"  {build}: FAILED: {result['failed']}")
+        elif result["error"]:
+            print(f"  {build}: FAILED: the trace reports {result['error']}")
+        else:
+            print(f"  {result['build']}: OK: {result['pops']:,} pops in "
+                  f"{result['seconds']:.2f} s, peak {_mb(result['peak'])}, no recursion over "
+                  "the graph")
     limit = sys.getrecursionlimit()
     for d in (500, 10_000):
         print(f"  micrograd's recursive topological sort, depth {d:,}: {micrograd_depth(d)} "
@@ -404,7 +440,8 @@ def profile(n: int = 10_000, top: int = 20) -> None:
     profiler.enable()
     io.StringIO().write(run_source(source, limits).model_dump_json())
     profiler.disable()
-    print(f"Profile: the lab's trace of realistic({n:,}), top {top} by own time")
+    print(f"Profile: the lab's trace of realistic({n:,}), top {top} by own time "
+          "(pure Python: cProfile does not see into compiled code)")
     pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(top)
 
 

@@ -1,0 +1,67 @@
+"""The optional compiled build. Everything else about the package is in pyproject.toml.
+
+By default this is a plain pure-Python build: `make run`, `pip install -e .` and
+`make test` use the sources as they are. With AUTOGRAD_LAB_COMPILE=1 the hot modules
+below are compiled to C with mypyc (the same typed sources, type-checked by mypy with
+the settings in pyproject.toml) for `make compiled` and the Docker image. That needs
+mypy (the `test` extra) and a C compiler in the building environment, so it is run with
+`pip ... --no-build-isolation`; if anything fails the build fails, there is no fallback
+to pure Python.
+
+A compiled build always goes out of the source tree (`pip install --target`, `pip
+wheel`): an in-place build (`pip install -e .`, `build_ext --inplace`) would leave .so
+files beside the sources that shadow later edits, so it is refused.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+from setuptools import setup
+
+COMPILED = [
+    "engine/*.py",
+    "engine/functions/*.py",
+    "app/layout.py",
+    "app/messages.py",
+    "app/program.py",
+    "app/recipes.py",
+    "app/runner.py",
+    "app/shapes.py",
+    "app/source.py",
+    "app/trace.py",
+    "app/values.py",
+    # Pure Python, always: app/document.py (pydantic models; mypyc emits C for them that
+    # does not build), app/limits.py (app/settings.py reads its fields as class
+    # attributes), and the server and command-line modules (not hot).
+]
+
+# pip asks the backend for requirements (egg_info) and metadata (dist_info) before it
+# asks for the wheel; only building the wheel needs mypyc to run.
+BUILDING = {"bdist_wheel", "build", "build_ext", "install"}
+IN_PLACE = {"editable_wheel", "develop", "--inplace", "-i"}
+
+
+def ext_modules() -> list[object]:
+    if os.environ.get("AUTOGRAD_LAB_COMPILE", "") != "1":
+        return []
+    if IN_PLACE & set(sys.argv):
+        sys.exit("autograd-lab: AUTOGRAD_LAB_COMPILE=1 builds out of the source tree only "
+                 "(`make compiled`); an in-place build would leave .so files that shadow "
+                 "the sources")
+    if not BUILDING & set(sys.argv):
+        return []
+    from mypyc.build import mypycify  # ImportError: mypy is missing, and the build fails
+
+    paths = sorted(path for pattern in COMPILED for path in glob.glob(pattern))
+    print(f"autograd-lab: compiling {len(paths)} modules with mypyc", file=sys.stderr)
+    return mypycify(paths, opt_level="3", group_name="autograd_lab", target_dir="build/mypyc")
+
+
+setup(
+    ext_modules=ext_modules(),
+    # setuptools' own build directories, apart from build/compiled (see the Makefile).
+    options={"build": {"build_base": "build/setuptools"}},
+)
