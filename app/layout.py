@@ -67,6 +67,11 @@ def layout(root: int, nodes: tuple[NodeInfo, ...]) -> dict[int, tuple[int, float
     return {n.id: places[k] for k, n in enumerate(nodes)}
 
 
+def clear_cache() -> None:
+    """Forget every layout (so that a benchmark's run starts cold)."""
+    _layout_shape.cache_clear()
+
+
 @functools.lru_cache(maxsize=256)
 def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, float], ...]:
     """The layout of a graph whose nodes are 0..n-1 and whose children are `shape[i]`."""

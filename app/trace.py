@@ -27,54 +27,57 @@ from app.document import (
     Step,
     Trace,
 )
+from app.layout import clear_cache as clear_layouts
 from app.layout import layout
 from app.limits import DEFAULT_LIMITS, Limits
 from app.program import Program
 from app.runner import PassStarted, ProgramFinished, Runner
+from app.shapes import clear_cache as clear_shapes
 from app.source import SourceError, parse
-from app.values import encode, encode_step, printed
+from app.values import Texts, encode, encode_step
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
 
-__all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "piece_json", "quiet_floats",
-           "run_source", "trace_events"]
+__all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "piece_json",
+           "quiet_floats", "run_source", "trace_events"]
 
 logger = logging.getLogger(__name__)
 # -- events to pieces ----------------------------------------------------------------------
 
-def graph_model(event: GraphRecorded) -> Graph:
+def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
     places = layout(event.root, event.nodes)
     nodes: list[GraphNode] = []
     for n in event.nodes:
         layer, x = places[n.id]
         nodes.append({
             "id": n.id, "name": n.name, "seq": n.seq, "next": list(n.next_ids),
-            "variable": n.bound_to, "leaf": n.leaf, "value": printed(n.leaf_value),
-            "shape": list(n.shape), "saved": [_saved(s) for s in n.saved],
+            "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),
+            "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
             "layer": layer, "x": x})
     return Graph(root=event.root, nodes=nodes)
 
 
-def _saved(s: SavedInfo) -> SavedValue:
-    text = "freed" if s.released else (printed(s.value) if s.is_tensor else str(s.value))
+def _saved(s: SavedInfo, texts: Texts) -> SavedValue:
+    text = "freed" if s.released else (texts.printed(s.value) if s.is_tensor else str(s.value))
     return {"name": s.name, "value": text or "", "is_tensor": s.is_tensor,
             "released": s.released}
 
 
-def step_model(e: NodePopped, started: PassStarted | None = None) -> Step:
+def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) -> Step:
     """One pop as the document shows it (see Note [Trusted construction]). An error
     points at the backward() call whose pass it ended."""
     error = None if e.error is None else ErrorInfo(
         type=e.error.type_name, message=e.error.message,
         line=started.line if started else None, col=started.col if started else None)
     sent: list[Sent] = [{"edge": s.edge, "to": s.to, "value": encode_step(s.value),
-                         "text": printed(s.value)} for s in e.sent]
+                         "text": texts.printed(s.value)} for s in e.sent]
     return {
         "name": e.name, "seq": e.seq, "leaf": e.leaf, "node": e.node,
-        "grad": encode_step(e.grad), "grad_text": printed(e.grad), "sent": sent,
+        "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
         "dependencies": e.dependencies, "ready": list(e.ready), "queue": list(e.queue),
         "released": list(e.released), "grad_before": encode_step(e.grad_before),
-        "grad_after": encode_step(e.grad_after), "grad_before_text": printed(e.grad_before),
-        "grad_after_text": printed(e.grad_after), "error": error}
+        "grad_after": encode_step(e.grad_after),
+        "grad_before_text": texts.printed(e.grad_before),
+        "grad_after_text": texts.printed(e.grad_after), "error": error}
 
 
 Piece = BaseModel | Graph | Step
@@ -111,17 +114,18 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
 
 def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
     started: PassStarted | None = None
+    texts = Texts()
     for event in Runner(program, limits).run():
         if isinstance(event, PassStarted):
             started = event
             yield "pass", Pass(output=event.output, line=event.line,
                                retain_graph=event.retain_graph, create_graph=event.create_graph)
         elif isinstance(event, GraphRecorded):
-            yield "graph", graph_model(event)
+            yield "graph", graph_model(event, texts)
         elif isinstance(event, DependenciesCounted):
             yield "dependencies", Dependencies(dependencies=event.dependencies)
         elif isinstance(event, NodePopped):
-            yield "step", step_model(event, started)
+            yield "step", step_model(event, texts, started)
         elif isinstance(event, ProgramFinished):
             error = event.error
             yield "done", Trace(
@@ -151,6 +155,13 @@ def collect(events: Iterator[TraceEvent]) -> Trace:
             piece.passes = passes
             return piece
     raise AssertionError("trace events ended without done")
+
+
+def clear_caches() -> None:
+    """Forget what earlier traces taught the parser (line shapes) and the layout (graph
+    shapes), so that the next trace starts cold, as a program never seen before does."""
+    clear_shapes()
+    clear_layouts()
 
 
 def run_source(source: str, limits: Limits = DEFAULT_LIMITS) -> Trace:

@@ -48,7 +48,29 @@ def _finite(x: Any) -> Any:
 def printed(values: Any) -> str | None:
     """The values as PyTorch prints them: `tensor(28.)`."""
     if type(values) is np.float32:
-        return f"tensor({format_scalar(float(values))})"
+        return "tensor(" + format_scalar(float(values)) + ")"
     if values is None:
         return None
     return f"tensor({format_values(values)}{format_suffix(values)})"
+
+
+class Texts:
+    """PyTorch's print of values, remembered for one trace. Every gradient is printed
+    where it is sent and again where it arrives, and many values recur, so a 0-d value
+    is formatted once per trace."""
+
+    __slots__ = ("_scalars",)
+
+    def __init__(self) -> None:
+        self._scalars: dict[float, str] = {}
+
+    def printed(self, values: Any) -> str | None:
+        if type(values) is not np.float32:
+            return printed(values)
+        x = float(values)
+        text = self._scalars.get(x)
+        if text is None:
+            text = "tensor(" + format_scalar(x) + ")"
+            if x != 0:              # 0.0 and -0.0 are one key but print differently
+                self._scalars[x] = text
+        return text

@@ -10,7 +10,8 @@ yields the same pop order. `import torch` is not timed.
 Every measurement runs in a fresh child process (`python -m bench.engine child ...`),
 so neither side inherits the other's heap or garbage collector state, and the peak
 memory (`ru_maxrss` growth over the child's baseline) belongs to that run alone.
-Each child warms up on a small program first and reports its best of k runs.
+Each child warms up on a different small program first and reports its best of k runs;
+every lab run starts cold (`clear_caches`: no remembered line shapes or layouts).
 
 The lab is measured twice: compiled (build/compiled from `make compiled`, the build the
 Docker image deploys) and pure Python (the sources as they are); see bench/builds.py.
@@ -166,11 +167,11 @@ def _began_run() -> None:
 
 
 def child_lab(source: str, runs: int) -> dict[str, Any]:
-    from app.trace import run_source
+    from app.trace import clear_caches, run_source
 
     running = builds.running()
     limits = limits_for(source)
-    run_source(realistic(200))                     # warm-up: lazy imports, caches
+    run_source(realistic(200, seed=1))             # warm-up: lazy imports
     gc.collect()
     baseline = _rss_bytes()
     best, trace, began, runs_done = math.inf, None, time.perf_counter(), 0
@@ -178,6 +179,7 @@ def child_lab(source: str, runs: int) -> dict[str, Any]:
         if time.perf_counter() - began > RUN_BUDGET_S:
             break
         trace = None
+        clear_caches()              # every run starts cold: no line shapes, no layouts
         gc.collect()
         _began_run()
         start = time.perf_counter()
@@ -197,7 +199,7 @@ def child_torch(source: str, runs: int) -> dict[str, Any]:
     import torch
 
     text = torch_source(source)
-    _in_fresh_thread(lambda: _run_torch(torch, torch_source(realistic(200))))   # warm-up
+    _in_fresh_thread(lambda: _run_torch(torch, torch_source(realistic(200, seed=1))))   # warm-up
     gc.collect()
     baseline = _rss_bytes()
     pops: list[tuple[str, int]] = []
@@ -435,7 +437,7 @@ def profile(n: int = 10_000, top: int = 20) -> None:
 
     source = realistic(n)
     limits = limits_for(source)
-    run_source(realistic(200))
+    run_source(realistic(200, seed=1))
     profiler = cProfile.Profile()
     profiler.enable()
     io.StringIO().write(run_source(source, limits).model_dump_json())

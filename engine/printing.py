@@ -81,15 +81,15 @@ def format_suffix(data: Any) -> str:
 
 
 def format_scalar(v: float) -> str:
-    """`_Formatter` for one float value: the common case, without the general machinery."""
+    """`_Formatter` for one float value: the common case, without the general machinery.
+    (Literal format specs: PRECISION is 4, and this runs several times per step.)"""
     if 1.0e-4 <= abs(v) <= 1.0e8:       # the usual range: no scientific notation
-        return f"{v:.0f}." if v.is_integer() else f"{v:.{PRECISION}f}"
+        return "%.0f." % v if v.is_integer() else "%.4f" % v
     if not math.isfinite(v) or v == 0:
         return f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
     if v == math.ceil(v):
-        return f"{v:.{PRECISION}e}" if abs(v) > 1.0e8 else f"{v:.0f}."
-    sci = abs(v) > 1.0e8 or abs(v) < 1.0e-4
-    return f"{v:.{PRECISION}{'e' if sci else 'f'}}"
+        return "%.4e" % v if abs(v) > 1.0e8 else "%.0f." % v
+    return "%.4e" % v                   # outside [1e-4, 1e8]: scientific notation
 
 
 def _summarized(values: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.values import Texts
 from engine.printing import format_suffix, format_values
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the printing comparison "
@@ -40,3 +41,14 @@ def test_tensors_print_as_pytorch_prints_them(values: np.ndarray) -> None:
 def test_scalars_print_as_pytorch_prints_them(value: float) -> None:
     want = repr(torch.tensor(value))
     assert f"tensor({format_values(np.float32(value))})" == want
+
+
+@pytest.mark.torch
+def test_a_trace_remembers_texts_without_mixing_up_signed_zeros() -> None:
+    """`Texts` formats each value once per trace: printed twice, in any order, every value
+    still reads as torch prints it (0.0 and -0.0 are one dict key, nan is never equal)."""
+    texts = Texts()
+    for value in [*SCALARS, *SCALARS[::-1]]:
+        assert texts.printed(np.float32(value)) == repr(torch.tensor(value))
+    assert texts.printed(None) is None
+    assert texts.printed(CASES["2d"]) == repr(torch.from_numpy(CASES["2d"].copy()))
