@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from app.limits import Limits
 from app.presets import PRESETS, Preset
 from app.settings import Settings
-from app.trace import Trace, TraceEvent, piece_json, quiet_floats, run_source, trace_events
+from app.trace import Trace, TraceEvent, piece_json, quiet_floats, trace_events, trace_json
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -68,7 +68,7 @@ class TraceCache:
             return document
 
     def __call__(self, source: str, limits: Limits) -> str:
-        document = run_source(source, limits).model_dump_json()
+        document, _ = trace_json(source, limits)
         if len(document) <= self.MAX_BYTES:
             with self._lock:
                 self._documents[(source, limits)] = document

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from app.limits import DEFAULT_LIMITS, Limits
-from app.trace import run_source
+from app.trace import trace_json
 
 # The contract's fields alone: which nodes popped, in order, and the final grads.
 BRIEF: dict[str, Any] = {
@@ -42,9 +42,9 @@ def trace(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"autograd-lab: cannot read {path}: {e.strerror}", file=sys.stderr)
             return 2
-        document = run_source(source, limits)
-        failed = failed or document.error is not None
-        sys.stdout.write(document.model_dump_json(include=BRIEF if args.brief else None) + "\n")
+        document, error = trace_json(source, limits, include=BRIEF if args.brief else None)
+        failed = failed or error
+        sys.stdout.write(document + "\n")
         sys.stdout.flush()
     return 1 if failed else 0
 

@@ -1,6 +1,6 @@
 """Events to the contract's trace document (pydantic), and one function to run a source.
 
-`run_source` is the one way in for the command line and the API alike. `trace_events`
+`trace_json` is the one way in for the command line and the API alike. `trace_events`
 turns the runner's events into JSON-ready pieces one at a time, so the streaming route
 can send each as soon as the engine yields it; `run_source` just collects them.
 """
@@ -38,7 +38,7 @@ from app.values import Texts, encode, encode_step
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
 
 __all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "piece_json",
-           "quiet_floats", "run_source", "trace_events"]
+           "quiet_floats", "run_source", "trace_events", "trace_json"]
 
 logger = logging.getLogger(__name__)
 # -- events to pieces ----------------------------------------------------------------------
@@ -165,9 +165,23 @@ def clear_caches() -> None:
 
 
 def run_source(source: str, limits: Limits = DEFAULT_LIMITS) -> Trace:
-    """Parse, run and trace one program: the CLI's and the API's shared entry point."""
+    """Parse, run and trace one program, as a document to inspect (tests, tools)."""
     with quiet_floats(), GC_PAUSE:
         return collect(trace_events(source, limits))
+
+
+def trace_json(source: str, limits: Limits = DEFAULT_LIMITS,
+               include: Any = None) -> tuple[str, bool]:
+    """Parse, run and trace one program and write its document: (the JSON, whether it
+    reports an error). The CLI's and the API's way in. The document is written and
+    dropped before the collector resumes, so the collector never walks the objects a
+    big trace is made of (see _GcPause)."""
+    with quiet_floats(), GC_PAUSE:
+        trace = collect(trace_events(source, limits))
+        failed = trace.error is not None
+        text = trace.model_dump_json(include=include)
+        del trace
+    return text, failed
 
 
 class _GcPause:
@@ -175,8 +189,10 @@ class _GcPause:
 
     A trace allocates a great many small objects that all stay alive until it is done;
     the collector would walk them again and again for nothing (a third of the time of a
-    10,000-op trace). Nested and concurrent traces share one pause: the last one out
-    turns collection back on, and it then frees any cycles at once.
+    10,000-op trace), and it would walk them once more on resuming if they were still
+    alive then: `trace_json` drops the document first. Nested and concurrent traces share
+    one pause: the last one out turns collection back on, and it then frees any cycles
+    at once.
     """
 
     def __init__(self) -> None:

@@ -1,7 +1,8 @@
 """Engine benchmark: the lab's complete trace against PyTorch running the same program.
 
-The lab's side is everything a user waits for: `run_source` (parse, forward recording,
-backward, events, layout, the Trace document) and `model_dump_json()` written out.
+The lab's side is everything a user waits for: `trace_json`, what the CLI and /api/trace
+run (parse, forward recording, backward, events, layout, the Trace document written as
+JSON).
 PyTorch's side is the same program text with the leaf shorthand rewritten to
 `torch.tensor(v, requires_grad=True)`, compiled and run, with a prehook on every node
 recording (name, sequence number) per pop, then `backward()`: the least work that
@@ -167,29 +168,29 @@ def _began_run() -> None:
 
 
 def child_lab(source: str, runs: int) -> dict[str, Any]:
-    from app.trace import clear_caches, run_source
+    from app.trace import clear_caches, trace_json
 
     running = builds.running()
     limits = limits_for(source)
-    run_source(realistic(200, seed=1))             # warm-up: lazy imports
+    trace_json(realistic(200, seed=1))             # warm-up: lazy imports
     gc.collect()
     baseline = _rss_bytes()
-    best, trace, began, runs_done = math.inf, None, time.perf_counter(), 0
+    best, text, began, runs_done = math.inf, "", time.perf_counter(), 0
     for _ in range(runs):
         if time.perf_counter() - began > RUN_BUDGET_S:
             break
-        trace = None
+        text = ""
         clear_caches()              # every run starts cold: no line shapes, no layouts
         gc.collect()
         _began_run()
         start = time.perf_counter()
-        trace = run_source(source, limits)
-        io.StringIO().write(trace.model_dump_json())
+        text, _ = trace_json(source, limits)
+        io.StringIO().write(text)
         best = min(best, time.perf_counter() - start)
         runs_done += 1
-    assert trace is not None
-    steps = [(s["name"], s["seq"]) for p in trace.passes for s in p.steps]
-    error = None if trace.error is None else f"{trace.error.type}: {trace.error.message}"
+    trace = json.loads(text)
+    steps = [(s["name"], s["seq"]) for p in trace["passes"] for s in p["steps"]]
+    error = trace["error"] and f"{trace['error']['type']}: {trace['error']['message']}"
     return {"seconds": best, "runs": runs_done, "peak": _rss_bytes() - baseline,
             "pops": len(steps), "order": _digest(steps), "error": error, **running}
 
@@ -307,7 +308,8 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
     have_torch = importlib.util.find_spec("torch") is not None
     lab_builds = [builds.COMPILED, builds.PURE] if builds.available() else [builds.PURE]
     print("Engine: the lab's complete trace vs PyTorch running the same program")
-    print("  lab   = run_source(source, limits).model_dump_json(), written to a StringIO")
+    print("  lab   = trace_json(source, limits) (what the CLI and /api/trace run), written")
+    print("          to a StringIO")
     print("  torch = compile + exec of the same text, a prehook on every node recording")
     print("          (name, seq) per pop, then backward; `import torch` not timed")
     print("  program: realistic(n) from bench/programs.py; a fresh process per side and")
@@ -433,14 +435,14 @@ def profile(n: int = 10_000, top: int = 20) -> None:
     import cProfile
     import pstats
 
-    from app.trace import run_source
+    from app.trace import trace_json
 
     source = realistic(n)
     limits = limits_for(source)
-    run_source(realistic(200, seed=1))
+    trace_json(realistic(200, seed=1))
     profiler = cProfile.Profile()
     profiler.enable()
-    io.StringIO().write(run_source(source, limits).model_dump_json())
+    io.StringIO().write(trace_json(source, limits)[0])
     profiler.disable()
     print(f"Profile: the lab's trace of realistic({n:,}), top {top} by own time "
           "(pure Python: cProfile does not see into compiled code)")

@@ -24,7 +24,7 @@ from app.limits import Limits
 from app.main import create_app
 from app.presets import PRESETS
 from app.settings import Settings
-from app.trace import run_source, trace_events
+from app.trace import run_source, trace_events, trace_json
 from tests.matching import ROOT
 
 PROGRAMS = {
@@ -270,9 +270,9 @@ def test_server_answers_while_a_trace_runs(monkeypatch: pytest.MonkeyPatch) -> N
     def slow(source: str, limits: Limits) -> Any:
         started.set()
         release.wait(timeout=20)
-        return run_source(source, limits)
+        return trace_json(source, limits)
 
-    monkeypatch.setattr(app.api, "run_source", slow)
+    monkeypatch.setattr(app.api, "trace_json", slow)
     with Server() as server, httpx.Client(base_url=server.url, timeout=30) as http:
         results: list[httpx.Response] = []
         busy = threading.Thread(target=lambda: results.append(
