@@ -102,6 +102,7 @@ def fps_while_animating(browser: Any, base: str, source: str,
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(link(base, source))
     page.wait_for_selector("body[data-run='done']")
+    page.wait_for_selector("svg#graph .node")       # drawn on the next animation frame
     nodes = page.locator("svg#graph .node").count()
     page.select_option("#speed", "4")
     if play:
