@@ -45,7 +45,7 @@ from bench.programs import chain, limits_for, realistic
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1_000, 10_000, 100_000)
-RUNS = {1_000: 5, 10_000: 3, 100_000: 1}       # best of k, fewer for the big program
+RUNS = {1_000: 9, 10_000: 7, 100_000: 1}      # best of k (both sides alike), one run at 100k
 DEPTH = 100_000
 RUN_BUDGET_S = 20            # a child stops repeating once its runs have taken this long
 
