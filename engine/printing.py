@@ -84,12 +84,12 @@ def format_scalar(v: float) -> str:
     """`_Formatter` for one float value: the common case, without the general machinery.
     (Literal format specs: PRECISION is 4, and this runs several times per step.)"""
     if 1.0e-4 <= abs(v) <= 1.0e8:       # the usual range: no scientific notation
-        return "%.0f." % v if v.is_integer() else "%.4f" % v
+        return f"{v:.0f}." if v.is_integer() else f"{v:.4f}"
     if not math.isfinite(v) or v == 0:
         return f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
     if v == math.ceil(v):
-        return "%.4e" % v if abs(v) > 1.0e8 else "%.0f." % v
-    return "%.4e" % v                   # outside [1e-4, 1e8]: scientific notation
+        return f"{v:.4e}" if abs(v) > 1.0e8 else f"{v:.0f}."
+    return f"{v:.4e}"                   # outside [1e-4, 1e8]: scientific notation
 
 
 def _summarized(values: np.ndarray) -> np.ndarray:
