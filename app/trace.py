@@ -50,7 +50,7 @@ def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
     for n in event.nodes:
         layer, x = places[n.id]
         nodes.append({
-            "id": n.id, "name": n.name, "seq": n.seq, "next": list(n.next_ids),
+            "id": n.id, "name": n.name, "seq": n.seq, "next": n.next_ids,
             "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),
             "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
             "layer": layer, "x": x})
@@ -74,8 +74,8 @@ def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) 
     return {
         "name": e.name, "seq": e.seq, "leaf": e.leaf, "node": e.node,
         "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
-        "dependencies": e.dependencies, "ready": list(e.ready), "queue": list(e.queue),
-        "released": list(e.released), "grad_before": encode_step(e.grad_before),
+        "dependencies": e.dependencies, "ready": e.ready, "queue": e.queue,
+        "released": e.released, "grad_before": encode_step(e.grad_before),
         "grad_after": encode_step(e.grad_after),
         "grad_before_text": texts.printed(e.grad_before),
         "grad_after_text": texts.printed(e.grad_after), "error": error}

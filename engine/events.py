@@ -8,7 +8,6 @@ yielded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,12 +31,12 @@ class NodeInfo:
     id: int
     name: str
     seq: int
-    next_ids: Sequence[int | None]
+    next_ids: list[int | None]
     bound_to: str | None
     leaf: str | None                  # AccumulateGrad: the leaf's variable name
     leaf_value: Any                   # AccumulateGrad: the leaf's values
     shape: tuple[int, ...]
-    saved: Sequence[SavedInfo]
+    saved: list[SavedInfo]
 
 
 @dataclass(slots=True)
@@ -73,11 +72,11 @@ class NodePopped:
     seq: int
     leaf: str | None
     grad: Any                                   # the summed gradient it received
-    sent: Sequence[GradientSent] = ()
+    sent: list[GradientSent] = field(default_factory=list)
     dependencies: dict[int, int] = field(default_factory=dict)   # counts that changed
-    ready: Sequence[int] = ()                   # nodes this pop made ready
-    queue: Sequence[int] = ()                   # the ready queue after, in pop order
-    released: Sequence[str] = ()                # saved tensors freed after it ran
+    ready: list[int] = field(default_factory=list)      # nodes this pop made ready
+    queue: list[int] = field(default_factory=list)      # the ready queue after, in pop order
+    released: list[str] = field(default_factory=list)   # saved tensors freed after it ran
     grad_before: Any = None                     # AccumulateGrad: leaf.grad before ...
     grad_after: Any = None                      # ... and after the write
     error: TorchError | None = None

@@ -106,7 +106,7 @@ class GraphTask:
         except TorchError as error:
             return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data,
                               queue=self._queue(), grad_before=before, error=error)
-        released = () if self.keep_graph else node.release_variables()
+        released = [] if self.keep_graph else node.release_variables()
         sent: list[GradientSent] = []
         changed: dict[int, int] = {}
         ready: list[int] = []

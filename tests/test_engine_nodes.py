@@ -412,7 +412,7 @@ def test_retain_graph_frees_nothing() -> None:
     loss = functions.exp(a * a)
     released = [e.released for e in backward(loss, retain_graph=True)
                 if isinstance(e, NodePopped)]
-    assert released == [(), (), ()]
+    assert released == [[], [], []]
     assert all(not v.released for n in graph_nodes(node_of(loss)).values()
                for v in n.saved.values())
 
