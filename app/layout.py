@@ -54,7 +54,7 @@ def edge_point(x1: float, layer1: int, x2: float, layer2: int, t: float) -> tupl
             a * y1 + b * (y1 + c) + d * (y2 - c) + e * y2)
 
 
-def layout(root: int, nodes: tuple[NodeInfo, ...]) -> dict[int, tuple[int, float]]:
+def layout(root: int, nodes: Sequence[NodeInfo]) -> dict[int, tuple[int, float]]:
     """For every node id: (layer, x).
 
     The drawing depends only on the graph's shape, so it is cached by shape: the presets

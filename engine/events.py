@@ -44,7 +44,7 @@ class GraphRecorded:
     """The graph reachable from the root, root first, every node once."""
 
     root: int
-    nodes: tuple[NodeInfo, ...]
+    nodes: list[NodeInfo]
 
 
 @dataclass(slots=True)

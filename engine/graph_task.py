@@ -76,7 +76,7 @@ class GraphTask:
         error, and then the error propagates: nothing after it runs, as in PyTorch.
         """
         nodes = self.compute_dependencies()
-        yield GraphRecorded(self.root.id, tuple(describe(n) for n in nodes))
+        yield GraphRecorded(self.root.id, [describe(n) for n in nodes])
         yield DependenciesCounted({n.id: self.dependencies.get(n, 0) for n in nodes})
         ctx = self.root.ctx
         saved_mode = ctx.grad_mode
