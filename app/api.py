@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from app.limits import Limits
 from app.presets import PRESETS, Preset
 from app.settings import Settings
-from app.trace import Trace, TraceEvent, piece_json, quiet_floats, trace_events, trace_json
+from app.trace import Trace, TraceEvent, document_json, quiet_floats, trace_events, trace_json
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -89,7 +89,7 @@ async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[Se
         if piece is None:
             return
         kind, model = piece
-        yield ServerSentEvent(event=kind, raw_data=piece_json(model))
+        yield ServerSentEvent(event=kind, raw_data=document_json(model))
 
 
 def _next_piece(events: Iterator[TraceEvent]) -> TraceEvent | None:

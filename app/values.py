@@ -29,10 +29,7 @@ def encode_step(values: Any) -> JSONValue:
     """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
     bigger ones only as printed (summarised) text, so that a trace stays proportional to
     its steps and not to steps x elements. Final `grads` are always in full."""
-    if type(values) is np.float32:
-        x = float(values)
-        return x if math.isfinite(x) else _finite(x)  # type: ignore[no-any-return]
-    if values is not None and np.size(values) > THRESHOLD:
+    if type(values) is not np.float32 and values is not None and np.size(values) > THRESHOLD:
         return None
     return encode(values)
 
@@ -46,9 +43,7 @@ def _finite(x: Any) -> Any:
 
 
 def printed(values: Any) -> str | None:
-    """The values as PyTorch prints them: `tensor(28.)`."""
-    if type(values) is np.float32:
-        return "tensor(" + format_scalar(float(values)) + ")"
+    """The values as PyTorch prints them: `tensor(28.)` (`Texts` for a whole trace)."""
     if values is None:
         return None
     return f"tensor({format_values(values)}{format_suffix(values)})"

@@ -41,9 +41,6 @@ class _Task(Generic[T]):
     def __eq__(self, other: object) -> bool:
         return True
 
-    def __lt__(self, other: object) -> bool:
-        return False
-
     __hash__ = None  # type: ignore[assignment]
 
 

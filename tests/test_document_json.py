@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from app.presets import PRESETS
-from app.trace import piece_json, run_source, trace_events, trace_json
+from app.trace import document_json, run_source, trace_events, trace_json
 from tests.matching import load_cases
 from tests.program_strategy import programs
 
@@ -65,4 +65,4 @@ def test_streamed_pieces_are_pydantics_json(source: str) -> None:
         else:
             adapter: TypeAdapter[Any] = TypeAdapter(Graph if kind == "graph" else Step)
             reference = adapter.dump_json(piece).decode()
-        assert json.loads(piece_json(piece)) == json.loads(reference), kind
+        assert json.loads(document_json(piece)) == json.loads(reference), kind
