@@ -54,17 +54,20 @@ def edge_point(x1: float, layer1: int, x2: float, layer2: int, t: float) -> tupl
             a * y1 + b * (y1 + c) + d * (y2 - c) + e * y2)
 
 
-def layout(root: int, nodes: Sequence[NodeInfo]) -> dict[int, tuple[int, float]]:
-    """For every node id: (layer, x).
+def layout(root: int, nodes: Sequence[NodeInfo]) -> list[tuple[int, float]]:
+    """(layer, x) for each node, in the order of `nodes`.
 
-    The drawing depends only on the graph's shape, so it is cached by shape: the presets
-    and every program with the same structure (whatever its values) are laid out once.
+    A drawing depends only on the graph's shape, so a small graph's is cached by shape:
+    the presets and every program with the same structure (whatever its values) are laid
+    out once. A graph too big to draw edge by edge is not remembered: it is laid out in
+    linear time, and a cache of such shapes would hold on to a lot of memory.
     """
     index = {n.id: k for k, n in enumerate(nodes)}
-    shape = tuple([tuple(dict.fromkeys([index[c] for c in n.next_ids if c is not None]))
-                   for n in nodes])
-    places = _layout_shape(index[root], shape)
-    return {n.id: places[k] for k, n in enumerate(nodes)}
+    children = [list(dict.fromkeys([index[c] for c in n.next_ids if c is not None]))
+                for n in nodes]
+    if len(children) > DETAILED_LIMIT:
+        return _quick_layout(children, _longest_path_layers(index[root], children))
+    return list(_layout_shape(index[root], tuple([tuple(kids) for kids in children])))
 
 
 def clear_cache() -> None:
@@ -78,7 +81,7 @@ def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[
     layer = _longest_path_layers(root, shape)
     crossings = sum([layer[c] - layer[u] - 1 for u, kids in enumerate(shape) for c in kids])
     if len(shape) + crossings > DETAILED_LIMIT:
-        return _quick_layout(shape, layer)
+        return tuple(_quick_layout(shape, layer))
     children = {i: list(kids) for i, kids in enumerate(shape)}
     graph = _Layered(root, list(children), children, dict(enumerate(layer)))
     rows = graph.order()
@@ -88,7 +91,7 @@ def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[
 
 
 def _quick_layout(children: Sequence[Sequence[int]],
-                  layer: list[int]) -> tuple[tuple[int, float], ...]:
+                  layer: list[int]) -> list[tuple[int, float]]:
     """For graphs too big to draw edge by edge: real nodes only, ordered by two
     barycentre sweeps (down, then up), in time linear in the edges."""
     n = len(children)
@@ -116,7 +119,7 @@ def _quick_layout(children: Sequence[Sequence[int]],
             row.sort(key=barycentre.__getitem__)
             for k, i in enumerate(row):
                 x[i] = float(k)
-    return tuple([(layer[i], x[i]) for i in range(n)])
+    return [(layer[i], x[i]) for i in range(n)]
 
 
 def _longest_path_layers(root: int, children: Sequence[Sequence[int]]) -> list[int]:

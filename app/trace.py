@@ -47,8 +47,7 @@ logger = logging.getLogger(__name__)
 def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
     places = layout(event.root, event.nodes)
     nodes: list[GraphNode] = []
-    for n in event.nodes:
-        layer, x = places[n.id]
+    for n, (layer, x) in zip(event.nodes, places, strict=True):
         nodes.append({
             "id": n.id, "name": n.name, "seq": n.seq, "next": n.next_ids,
             "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),

@@ -52,7 +52,8 @@ def printed(values: Any) -> str | None:
 class Texts:
     """PyTorch's print of values, remembered for one trace. Every gradient is printed
     where it is sent and again where it arrives, and many values recur, so a 0-d value
-    is formatted once per trace."""
+    is formatted once per trace. 0-d float64 and int64 values (the numbers an op wrapped
+    and saved, such as the 0.5 of `a * 0.5`) take the same short way."""
 
     __slots__ = ("_scalars",)
 
@@ -60,7 +61,10 @@ class Texts:
         self._scalars: dict[float, str] = {}
 
     def printed(self, values: Any) -> str | None:
-        if type(values) is not np.float32:
+        kind = type(values)
+        if kind is np.int64:
+            return "tensor(" + str(int(values)) + ")"
+        if kind is not np.float32 and kind is not np.float64:
             return printed(values)
         x = float(values)
         text = self._scalars.get(x)
