@@ -2,6 +2,11 @@
 
 Only the constructs of the lab's language exist here, each with its position in the
 source (1-based line and column), so every runtime error can point at its text.
+
+Every class spells out its `__init__`. The dataclass decorator still writes `__eq__` and
+`__repr__`, but the `__init__` it would write runs as interpreted Python even in the
+compiled build, at five times the cost of a compiled one, and a program makes several of
+these per line.
 """
 
 from __future__ import annotations
@@ -17,11 +22,21 @@ class Span:
     end_line: int
     end_col: int
 
+    def __init__(self, line: int, col: int, end_line: int, end_col: int) -> None:
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
+
 
 @dataclass(slots=True)
 class Num:
     value: int | float
     span: Span
+
+    def __init__(self, value: int | float, span: Span) -> None:
+        self.value = value
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -31,11 +46,19 @@ class Bool:
     value: bool | None
     span: Span
 
+    def __init__(self, value: bool | None, span: Span) -> None:
+        self.value = value
+        self.span = span
+
 
 @dataclass(slots=True)
 class Var:
     name: str
     span: Span
+
+    def __init__(self, name: str, span: Span) -> None:
+        self.name = name
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -45,12 +68,23 @@ class BinOp:
     right: Expr
     span: Span
 
+    def __init__(self, op: str, left: Expr, right: Expr, span: Span) -> None:
+        self.op = op
+        self.left = left
+        self.right = right
+        self.span = span
+
 
 @dataclass(slots=True)
 class UnaryOp:
     op: str                          # - or +
     operand: Expr
     span: Span
+
+    def __init__(self, op: str, operand: Expr, span: Span) -> None:
+        self.op = op
+        self.operand = operand
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -62,11 +96,21 @@ class Call:
     method: bool                     # written `x.tanh()` rather than `torch.tanh(x)`
     span: Span
 
+    def __init__(self, function: str, arg: Expr, method: bool, span: Span) -> None:
+        self.function = function
+        self.arg = arg
+        self.method = method
+        self.span = span
+
 
 @dataclass(slots=True)
 class ListExpr:
     items: tuple[Expr, ...]
     span: Span
+
+    def __init__(self, items: tuple[Expr, ...], span: Span) -> None:
+        self.items = items
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -76,6 +120,11 @@ class TensorCall:
     data: Expr
     requires_grad: Expr | None
     span: Span
+
+    def __init__(self, data: Expr, requires_grad: Expr | None, span: Span) -> None:
+        self.data = data
+        self.requires_grad = requires_grad
+        self.span = span
 
 
 Expr = Union[Num, Bool, Var, BinOp, UnaryOp, Call, ListExpr, TensorCall]
@@ -88,6 +137,13 @@ class Assign:
     span: Span
     leaf_shorthand: bool = False     # `w = 3.0` in the opening block: a leaf that requires grad
 
+    def __init__(self, name: str, value: Expr, span: Span,
+                 leaf_shorthand: bool = False) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+        self.leaf_shorthand = leaf_shorthand
+
 
 @dataclass(slots=True)
 class Backward:
@@ -98,6 +154,15 @@ class Backward:
     create_graph: Expr | None
     span: Span
 
+    def __init__(self, receiver: Expr, output: str, gradient: Expr | None,
+                 retain_graph: Expr | None, create_graph: Expr | None, span: Span) -> None:
+        self.receiver = receiver
+        self.output = output
+        self.gradient = gradient
+        self.retain_graph = retain_graph
+        self.create_graph = create_graph
+        self.span = span
+
 
 @dataclass(slots=True)
 class ClearGrad:
@@ -105,6 +170,10 @@ class ClearGrad:
 
     name: str
     span: Span
+
+    def __init__(self, name: str, span: Span) -> None:
+        self.name = name
+        self.span = span
 
 
 Statement = Union[Assign, Backward, ClearGrad]

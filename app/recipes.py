@@ -39,6 +39,13 @@ class Token:
     start: int       # 0-based columns in the line
     end: int
 
+    def __init__(self, kind: str, text: str, start: int, end: int) -> None:
+        # Spelled out: see app/program.py.
+        self.kind = kind
+        self.text = text
+        self.start = start
+        self.end = end
+
 
 @dataclass(slots=True)
 class Shape:

@@ -3,12 +3,13 @@
 Values are numpy snapshots that nothing mutates afterwards, so a consumer may keep them.
 The records are slotted dataclasses but not frozen: a frozen dataclass's `__init__` costs
 three to five times as much, and there is one record per pop; nothing changes them once
-yielded.
+yielded. For the same reason each spells out its `__init__`: the one the dataclass
+decorator writes stays interpreted Python even in the compiled build.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import TorchError
@@ -22,6 +23,12 @@ class SavedInfo:
     value: Any
     is_tensor: bool
     released: bool
+
+    def __init__(self, name: str, value: Any, is_tensor: bool, released: bool) -> None:
+        self.name = name
+        self.value = value
+        self.is_tensor = is_tensor
+        self.released = released
 
 
 @dataclass(slots=True)
@@ -38,6 +45,19 @@ class NodeInfo:
     shape: tuple[int, ...]
     saved: list[SavedInfo]
 
+    def __init__(self, id: int, name: str, seq: int, next_ids: list[int | None],
+                 bound_to: str | None, leaf: str | None, leaf_value: Any,
+                 shape: tuple[int, ...], saved: list[SavedInfo]) -> None:
+        self.id = id
+        self.name = name
+        self.seq = seq
+        self.next_ids = next_ids
+        self.bound_to = bound_to
+        self.leaf = leaf
+        self.leaf_value = leaf_value
+        self.shape = shape
+        self.saved = saved
+
 
 @dataclass(slots=True)
 class GraphRecorded:
@@ -46,12 +66,19 @@ class GraphRecorded:
     root: int
     nodes: list[NodeInfo]
 
+    def __init__(self, root: int, nodes: list[NodeInfo]) -> None:
+        self.root = root
+        self.nodes = nodes
+
 
 @dataclass(slots=True)
 class DependenciesCounted:
     """`compute_dependencies`: for every reachable node, how many edges point at it."""
 
     dependencies: dict[int, int]
+
+    def __init__(self, dependencies: dict[int, int]) -> None:
+        self.dependencies = dependencies
 
 
 @dataclass(slots=True)
@@ -62,6 +89,11 @@ class GradientSent:
     to: int
     value: Any
 
+    def __init__(self, edge: int, to: int, value: Any) -> None:
+        self.edge = edge
+        self.to = to
+        self.value = value
+
 
 @dataclass(slots=True)
 class NodePopped:
@@ -71,15 +103,35 @@ class NodePopped:
     name: str
     seq: int
     leaf: str | None
-    grad: Any                                   # the summed gradient it received
-    sent: list[GradientSent] = field(default_factory=list)
-    dependencies: dict[int, int] = field(default_factory=dict)   # counts that changed
-    ready: list[int] = field(default_factory=list)      # nodes this pop made ready
-    queue: list[int] = field(default_factory=list)      # the ready queue after, in pop order
-    released: list[str] = field(default_factory=list)   # saved tensors freed after it ran
-    grad_before: Any = None                     # AccumulateGrad: leaf.grad before ...
-    grad_after: Any = None                      # ... and after the write
-    error: TorchError | None = None
+    grad: Any                         # the summed gradient it received
+    sent: list[GradientSent]
+    dependencies: dict[int, int]      # counts that changed
+    ready: list[int]                  # nodes this pop made ready
+    queue: list[int]                  # the ready queue after, in pop order
+    released: list[str]               # saved tensors freed after it ran
+    grad_before: Any                  # AccumulateGrad: leaf.grad before ...
+    grad_after: Any                   # ... and after the write
+    error: TorchError | None
+
+    def __init__(self, node: int, name: str, seq: int, leaf: str | None, grad: Any,
+                 sent: list[GradientSent] | None = None,
+                 dependencies: dict[int, int] | None = None, ready: list[int] | None = None,
+                 queue: list[int] | None = None, released: list[str] | None = None,
+                 grad_before: Any = None, grad_after: Any = None,
+                 error: TorchError | None = None) -> None:
+        self.node = node
+        self.name = name
+        self.seq = seq
+        self.leaf = leaf
+        self.grad = grad
+        self.sent = [] if sent is None else sent
+        self.dependencies = {} if dependencies is None else dependencies
+        self.ready = [] if ready is None else ready
+        self.queue = [] if queue is None else queue
+        self.released = [] if released is None else released
+        self.grad_before = grad_before
+        self.grad_after = grad_after
+        self.error = error
 
 
 Event = GraphRecorded | DependenciesCounted | NodePopped

@@ -25,6 +25,12 @@ class Edge:
     function: Node
     input_nr: int = 0
 
+    def __init__(self, function: Node, input_nr: int = 0) -> None:
+        # Spelled out: a dataclass's own `__init__` stays interpreted in the compiled build
+        # (five times the cost), and there is an edge for nearly every input of every op.
+        self.function = function
+        self.input_nr = input_nr
+
 
 class SavedVariable:
     """A value saved for backward. Tensors are freed after the node runs; numbers stay.
