@@ -63,8 +63,13 @@ def layout(root: int, nodes: Sequence[NodeInfo]) -> list[tuple[int, float]]:
     linear time, and a cache of such shapes would hold on to a lot of memory.
     """
     index = {n.id: k for k, n in enumerate(nodes)}
-    children = [list(dict.fromkeys([index[c] for c in n.next_ids if c is not None]))
-                for n in nodes]
+    children: list[list[int]] = []
+    for n in nodes:
+        kids: list[int] = []            # each child once (`a * a` has two edges to a)
+        for c in n.next_ids:
+            if c is not None and index[c] not in kids:
+                kids.append(index[c])
+        children.append(kids)
     if len(children) > DETAILED_LIMIT:
         return _quick_layout(children, _longest_path_layers(index[root], children))
     return list(_layout_shape(index[root], tuple([tuple(kids) for kids in children])))
@@ -93,29 +98,35 @@ def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[
 def _quick_layout(children: Sequence[Sequence[int]],
                   layer: list[int]) -> list[tuple[int, float]]:
     """For graphs too big to draw edge by edge: real nodes only, ordered by two
-    barycentre sweeps (down, then up), in time linear in the edges."""
+    barycentre sweeps (down, then up), in time linear in the edges (and a sort per row)."""
     n = len(children)
-    rows: dict[int, list[int]] = {}
+    depth = max(layer, default=0)
+    rows: list[list[int]] = [[] for _ in range(depth + 1)]
     for i in range(n):                   # the walk's order: root first
-        rows.setdefault(layer[i], []).append(i)
+        rows[layer[i]].append(i)
     parents: list[list[int]] = [[] for _ in range(n)]
     for u, kids in enumerate(children):
         for c in kids:
             parents[c].append(u)
     x = [0.0] * n
-    for row in rows.values():
+    for row in rows:
         for k, i in enumerate(row):
             x[i] = float(k)
-    depth = max(rows, default=0)
+    barycentre = [0.0] * n
     sweeps: tuple[tuple[range, Sequence[Sequence[int]]], ...] = (
         (range(1, depth + 1), parents), (range(depth - 1, -1, -1), children))
     for order, near in sweeps:
         for d in order:
             row = rows[d]
-            barycentre = {}
             for i in row:
                 ns = near[i]
-                barycentre[i] = sum([x[j] for j in ns]) / len(ns) if ns else x[i]
+                if ns:
+                    total = 0.0
+                    for j in ns:
+                        total += x[j]
+                    barycentre[i] = total / len(ns)
+                else:
+                    barycentre[i] = x[i]
             row.sort(key=barycentre.__getitem__)
             for k, i in enumerate(row):
                 x[i] = float(k)

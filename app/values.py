@@ -62,10 +62,8 @@ class Texts:
 
     def printed(self, values: Any) -> str | None:
         kind = type(values)
-        if kind is np.int64:
-            return "tensor(" + str(int(values)) + ")"
         if kind is not np.float32 and kind is not np.float64:
-            return printed(values)
+            return "tensor(" + str(int(values)) + ")" if kind is np.int64 else printed(values)
         x = float(values)
         text = self._scalars.get(x)
         if text is None:

@@ -136,3 +136,29 @@ def test_layout_is_deterministic_and_handles_deep_graphs() -> None:
     places = [[(n["layer"], n["x"]) for n in g[0].nodes] for g in (first, second)]
     assert places[0] == places[1]
     assert max(n["layer"] for n in first[0].nodes) == 1500
+
+
+def test_a_graph_too_big_to_draw_in_detail_gets_the_quick_layout() -> None:
+    """Past DETAILED_LIMIT: longest-path layers, and each layer's nodes in columns 0, 1, 2 ...
+    (ordered by barycentre sweeps), so nodes never overlap and edges point down."""
+    from bench.programs import limits_for, realistic
+
+    source = realistic(2000, seed=3)
+    (graph,) = [p.graph for p in run_source(source, limits_for(source)).passes]
+    assert graph is not None and len(graph.nodes) > layout.DETAILED_LIMIT
+    by_id = {n["id"]: n for n in graph.nodes}
+    rows: dict[int, list[float]] = {}
+    for n in graph.nodes:
+        rows.setdefault(n["layer"], []).append(n["x"])
+        below = [by_id[c]["layer"] for c in n["next"] if c is not None]
+        assert all(layer > n["layer"] for layer in below)
+    assert sorted(rows) == list(range(len(rows)))
+    for xs in rows.values():
+        assert sorted(xs) == [float(k) for k in range(len(xs))]
+    # Longest path: every node but the root sits one layer below its deepest parent.
+    deepest: dict[int, int] = {}
+    for n in graph.nodes:
+        for c in n["next"]:
+            if c is not None:
+                deepest[c] = max(deepest.get(c, -1), n["layer"])
+    assert all(by_id[i]["layer"] == d + 1 for i, d in deepest.items())

@@ -47,9 +47,13 @@ class TanhBackward0(_Pointwise):
     name = "TanhBackward0"
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        y = saved.data.astype(np.float64)       # numpy scalars and arrays alike
-        return _fused(TanhBackwardBackward0, grad, saved,
-                      float_values(grad) * (1.0 - y * y).astype(np.float32))
+        y = saved.data
+        if type(y) is np.float32:      # 0-d: a Python float is the same double, made faster
+            one_minus = np.float32(1.0 - float(y) * float(y))
+        else:
+            y = y.astype(np.float64)
+            one_minus = (1.0 - y * y).astype(np.float32)
+        return _fused(TanhBackwardBackward0, grad, saved, float_values(grad) * one_minus)
 
 
 class ExpBackward0(_Pointwise):
