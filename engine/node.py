@@ -36,18 +36,26 @@ class SavedVariable:
     """A value saved for backward. Tensors are freed after the node runs; numbers stay.
 
     Reading a freed tensor raises PyTorch's "backward through the graph a second time".
+    An output of the node that saves it (tanh's `result`) is kept without its grad_fn,
+    which would be that very node, as saved_variable.cpp does: node -> saved -> tensor ->
+    node would be a cycle, and a node that backward never reaches (and so never frees)
+    would wait for the cycle collector with everything it points to. `unpack(saved_for)`
+    gives the output its grad_fn back.
     """
 
-    __slots__ = ("value", "is_tensor", "released")
+    __slots__ = ("value", "is_tensor", "is_output", "released")
 
-    def __init__(self, value: Any, is_tensor: bool) -> None:
-        self.value = value
+    def __init__(self, value: Any, is_tensor: bool, is_output: bool = False) -> None:
+        self.value = Tensor(value.data, value.ctx) if is_output else value
         self.is_tensor = is_tensor
+        self.is_output = is_output
         self.released = False
 
-    def unpack(self) -> Any:
+    def unpack(self, saved_for: Node | None = None) -> Any:
         if self.released:
             raise errors.TorchError("RuntimeError", errors.FREED_GRAPH)
+        if self.is_output and saved_for is not None:
+            return Tensor(self.value.data, self.value.ctx, grad_fn=saved_for)
         return self.value
 
 
@@ -71,12 +79,13 @@ class Node:
         self.bound_to: str | None = None      # the program variable its output was bound to
 
     def save(self, name: str, value: Any) -> None:
-        """Save a value for backward (`_saved_<name>`); tensors are detached copies of data."""
-        self.saved[name] = SavedVariable(value, isinstance(value, Tensor))
+        """Save a value for backward (`_saved_<name>`): a tensor, a number or sizes."""
+        is_tensor = isinstance(value, Tensor)
+        self.saved[name] = SavedVariable(value, is_tensor, is_tensor and value.grad_fn is self)
 
     def saved_value(self, name: str) -> Any:
         """One saved value, raising the freed-graph error if it was released."""
-        return self.saved[name].unpack()
+        return self.saved[name].unpack(self)
 
     def needs_input_grad(self, i: int) -> bool:
         """`task_should_compute_output(i)`: input i has somewhere to send its gradient."""
@@ -88,7 +97,7 @@ class Node:
 
     def unpack_saved(self) -> dict[str, Any]:
         """Every saved value, raising the freed-graph error if a tensor was released."""
-        return {name: var.unpack() for name, var in self.saved.items()}
+        return {name: var.unpack(self) for name, var in self.saved.items()}
 
     def release_variables(self) -> list[str]:
         """Free saved tensors (`release_variables()`); returns the names freed."""

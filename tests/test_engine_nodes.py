@@ -8,6 +8,7 @@ come from calculus or from the reference, never from the engine.
 
 from __future__ import annotations
 
+import gc
 import math
 import warnings
 from collections.abc import Callable
@@ -404,6 +405,29 @@ def test_saved_tensors_are_freed_right_after_each_node_runs() -> None:
             else:                               # numbers and sizes stay readable
                 assert var.unpack() == saved(node)[name]
     assert popped[0].saved["exponent"].unpack() == 2
+
+
+def test_a_saved_output_does_not_point_back_at_its_node() -> None:
+    """tanh saves its own output without that output's grad_fn (saved_variable.cpp does
+    the same), so a graph that backward never reaches is freed by reference counting, not
+    left to the cycle collector; unpacking gives the grad_fn back."""
+    r = Run()
+    a = r.leaf(0.5)
+    y = functions.tanh(a * 2.0)
+    node = node_of(y)
+    assert saved(node)["result"].grad_fn is None
+    assert node.saved_value("result").grad_fn is node
+    assert float(node.saved_value("result").data) == float(y.data)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        unreached = functions.sigmoid(functions.tanh(a * 3.0)) * 2.0
+        del unreached
+        gc.collect()
+        assert not [o for o in gc.garbage if isinstance(o, Node)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
 
 
 def test_retain_graph_frees_nothing() -> None:
