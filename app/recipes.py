@@ -68,12 +68,13 @@ class Recipe:
     make: MakeStatement | None           # None: nothing to run (blank, comment, import)
     uses: tuple[tuple[int, int], ...]    # names that must be defined on an earlier line
     ints: tuple[tuple[int, int], ...]    # integers to hold to limits.max_number_bits
+    long_ints: tuple[tuple[int, int], ...]   # integer literals of 2+ digits (see below)
     target: tuple[int, int] | None       # the name an assignment defines
     keeps_opening: bool                  # a leaf definition: the opening block goes on
     backward: bool
 
 
-NOTHING = Recipe(None, (), (), None, True, False)
+NOTHING = Recipe(None, (), (), (), None, True, False)
 
 
 class Unsure(Exception):
@@ -89,8 +90,11 @@ def recipe_for(shape: Shape, tokens: list[Token], opening: bool) -> Recipe:
     make = writer.statement(statement)
     keeps_opening = isinstance(statement, Assign) and (
         statement.leaf_shorthand or (opening and isinstance(statement.value, TensorCall)))
-    return Recipe(make, tuple(writer.uses), tuple(writer.ints), writer.target, keeps_opening,
-                  isinstance(statement, Backward))
+    # A mask writes every digit as 1, so it hides whether an integer of two or more digits
+    # starts with 0: `00` is 0 but `01` a SyntaxError, which the full parse words.
+    long_ints = tuple((t.start, t.end) for t in tokens if t.kind == "int" and t.end - t.start > 1)
+    return Recipe(make, tuple(writer.uses), tuple(writer.ints), long_ints, writer.target,
+                  keeps_opening, isinstance(statement, Backward))
 
 
 class _Writer:

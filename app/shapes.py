@@ -6,9 +6,10 @@ only in its names and numbers: `v12 = v3 * v7` and `h = w * x` are both the shap
 every line of that shape reuses the translation with its own names, numbers and columns.
 Two tables make most lines cost little more than building their statement:
 
-- A line's *mask* is its text with the digits 1-9 written as 1. Lines with the same mask
-  have the same tokens at the same columns (`v12 = v3 * 0.52`, `v47 = v8 * 0.31`), so one
-  dict lookup finds the recipe (app/recipes.py) that builds the line's statement.
+- A line's *mask* is its text with every digit written as 1. Lines with the same mask
+  have the same tokens at the same columns (`v12 = v3 * 0.52`, `v40 = v8 * 1.07`), so one
+  dict lookup finds the recipe (app/recipes.py) that builds the line's statement. (The
+  one thing a digit changes is an integer with a leading 0: such a line is not taken.)
 - Only a new mask is split into tokens (one regex), and only a new shape is parsed and
   translated, by the whitelist that `app.source` passes in: there is no second whitelist.
 
@@ -44,7 +45,7 @@ _TOKEN = r"""(?ax)
     | (?P<comment>\#.*)
 """
 _KEPT = frozenset(keyword.kwlist) | {"torch"}   # names the whitelist reads by their spelling
-_MASK = str.maketrans("23456789", "11111111")
+_MASK = str.maketrans("0123456789", "1111111111")
 _LINE_BREAKS = "\r\v\f\x1c\x1d\x1e"   # end a line for str.splitlines, not for Python
 _LONGEST_NUMBER = 100                  # characters; int() refuses over 4300 digits
 _MAX_ENTRIES = 2048                    # per table (a recipe is ~2 KB); a full one is emptied
@@ -109,6 +110,9 @@ def parse_by_shapes(source: str, limits: Limits, translate: Translate) -> Progra
                 return None
         for start, end in recipe.ints:
             if int(line[start:end]).bit_length() > max_bits:
+                return None
+        for start, end in recipe.long_ints:
+            if line[start] == "0" and line[start:end].strip("0"):     # `01`; `00` is 0
                 return None
         if recipe.make is None:
             continue

@@ -179,6 +179,17 @@ EDGE_CASES = {
 }
 
 
+@pytest.mark.parametrize("line", ["y = w * 01", "y = w * 00", "y = w * 0100", "y = w * 0000",
+                                  "y = w ** 09", "t = torch.tensor([01, 2.0])"])
+def test_a_mask_hides_a_leading_zero(line: str) -> None:
+    """Every digit masks as 1, so `y = w * 10` teaches the mask of `y = w * 01`, which is a
+    SyntaxError (`00` is 0): the same result as the full parse, error and position alike."""
+    for teacher in ("y = w * 10", "y = w * 1000", "y = w ** 19", "t = torch.tensor([11, 2.0])"):
+        for limits in LIMITS:
+            assert_same(f"w = 2.0\nz = w * 3\n{teacher}\n{line}\n", limits)
+            assert_same(f"w = 2.0\nz = w * 3\n{teacher}\nz = w\n{line}\n{teacher}\n", limits)
+
+
 @pytest.mark.parametrize("source", EDGE_CASES.values(), ids=EDGE_CASES.keys())
 def test_valid_edge_cases_take_the_fast_path(source: str) -> None:
     assert_same(source)
