@@ -70,14 +70,17 @@ def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) 
         line=started.line if started else None, col=started.col if started else None)
     sent: list[Sent] = [{"edge": s.edge, "to": s.to, "value": encode_step(s.value),
                          "text": texts.printed(s.value)} for s in e.sent]
+    if e.grad_after is None and e.grad_before is None:     # only AccumulateGrad writes .grad
+        before = after = before_text = after_text = None
+    else:
+        before, after = encode_step(e.grad_before), encode_step(e.grad_after)
+        before_text, after_text = texts.printed(e.grad_before), texts.printed(e.grad_after)
     return {
         "name": e.name, "seq": e.seq, "leaf": e.leaf, "node": e.node,
         "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
         "dependencies": e.dependencies, "ready": e.ready, "queue": e.queue,
-        "released": e.released, "grad_before": encode_step(e.grad_before),
-        "grad_after": encode_step(e.grad_after),
-        "grad_before_text": texts.printed(e.grad_before),
-        "grad_after_text": texts.printed(e.grad_after), "error": error}
+        "released": e.released, "grad_before": before, "grad_after": after,
+        "grad_before_text": before_text, "grad_after_text": after_text, "error": error}
 
 
 Piece = BaseModel | Graph | Step

@@ -10,6 +10,7 @@ from typing import Any, Union
 import numpy as np
 
 from engine.printing import THRESHOLD, format_scalar, format_suffix, format_values
+from engine.tensor import FLOAT32_SCALAR, FLOAT64_SCALAR, INT64_SCALAR
 
 JSONValue = Union[float, int, str, None, list[Any]]
 
@@ -18,7 +19,7 @@ def encode(values: Any) -> JSONValue:
     """float32 values widened to JSON numbers; nan and infinities as strings."""
     if values is None:
         return None
-    if type(values) is np.float32:
+    if type(values) is FLOAT32_SCALAR:
         x = float(values)
         return x if math.isfinite(x) else _finite(x)  # type: ignore[no-any-return]
     out: JSONValue = _finite(np.asarray(values).tolist())
@@ -29,7 +30,7 @@ def encode_step(values: Any) -> JSONValue:
     """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
     bigger ones only as printed (summarised) text, so that a trace stays proportional to
     its steps and not to steps x elements. Final `grads` are always in full."""
-    if type(values) is not np.float32 and values is not None and np.size(values) > THRESHOLD:
+    if type(values) is not FLOAT32_SCALAR and values is not None and np.size(values) > THRESHOLD:
         return None
     return encode(values)
 
@@ -62,12 +63,12 @@ class Texts:
 
     def printed(self, values: Any) -> str | None:
         kind = type(values)
-        if kind is not np.float32 and kind is not np.float64:
-            return "tensor(" + str(int(values)) + ")" if kind is np.int64 else printed(values)
+        if kind is not FLOAT32_SCALAR and kind is not FLOAT64_SCALAR:
+            return "tensor(" + str(int(values)) + ")" if kind is INT64_SCALAR else printed(values)
         x = float(values)
         text = self._scalars.get(x)
         if text is None:
-            text = "tensor(" + format_scalar(x) + ")"
+            text = format_scalar(x, "tensor(", ")")
             if x != 0:              # 0.0 and -0.0 are one key but print differently
                 self._scalars[x] = text
         return text

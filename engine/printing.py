@@ -80,16 +80,18 @@ def format_suffix(data: Any) -> str:
     return f", size={shape}" if np.size(data) == 0 and len(shape) != 1 else ""
 
 
-def format_scalar(v: float) -> str:
-    """`_Formatter` for one float value: the common case, without the general machinery.
+def format_scalar(v: float, before: str = "", after: str = "") -> str:
+    """`_Formatter` for one float value: the common case, without the general machinery,
+    with `before` and `after` around it (`tensor(`, `)`) in the same one string build.
     (Literal format specs: PRECISION is 4, and this runs several times per step.)"""
     if 1.0e-4 <= abs(v) <= 1.0e8:       # the usual range: no scientific notation
-        return f"{v:.0f}." if v.is_integer() else f"{v:.4f}"
+        return f"{before}{v:.0f}.{after}" if v == math.floor(v) else f"{before}{v:.4f}{after}"
     if not math.isfinite(v) or v == 0:
-        return f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
-    if v == math.ceil(v):
-        return f"{v:.4e}" if abs(v) > 1.0e8 else f"{v:.0f}."
-    return f"{v:.4e}"                   # outside [1e-4, 1e8]: scientific notation
+        dot = "" if math.isinf(v) or math.isnan(v) else "."
+        return f"{before}{v:.0f}{dot}{after}"
+    if v == math.ceil(v) and abs(v) <= 1.0e8:
+        return f"{before}{v:.0f}.{after}"
+    return f"{before}{v:.4e}{after}"    # outside [1e-4, 1e8]: scientific notation
 
 
 def _summarized(values: np.ndarray) -> np.ndarray:

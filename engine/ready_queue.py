@@ -18,8 +18,8 @@ tests/test_ready_queue.py checks it against the reference's step-by-step simulat
 
 from __future__ import annotations
 
-import bisect
-import heapq
+from bisect import bisect
+from heapq import heappop, heappush
 from typing import Any, Generic, TypeVar
 
 from engine.context import UINT64_MAX
@@ -66,15 +66,15 @@ class ReadyQueue(Generic[T]):
     def push(self, sequence_nr: int, item: T, label: Any = None) -> None:
         """`std::push_heap`. `label` is what `in_pop_order` shows (the item if None)."""
         label = item if label is None else label
-        heapq.heappush(self.heap, (-sequence_nr, _Task(item, label)))
+        heappush(self.heap, (-sequence_nr, _Task(item, label)))
         if sequence_nr != UINT64_MAX:
-            at = bisect.bisect(self._ordinary, sequence_nr)
+            at = bisect(self._ordinary, sequence_nr)
             self._ordinary.insert(at, sequence_nr)
             self._ordinary_labels.insert(at, label)
 
     def pop(self) -> tuple[int, T]:
         """`std::pop_heap`: the task that runs next."""
-        key, task = heapq.heappop(self.heap)
+        key, task = heappop(self.heap)
         if key != -UINT64_MAX:
             # The largest key is on top, so an ordinary node on top is the largest of them.
             self._ordinary.pop()
@@ -93,4 +93,4 @@ class ReadyQueue(Generic[T]):
         if not waiting:
             return ordinary
         copy = list(self.heap)
-        return [heapq.heappop(copy)[1].label for _ in range(waiting)] + ordinary
+        return [heappop(copy)[1].label for _ in range(waiting)] + ordinary

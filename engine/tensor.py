@@ -6,7 +6,7 @@ is a tensor with no `grad_fn`; `.grad` stays None until backward writes it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -23,6 +23,11 @@ Values = Any
 Number = int | float
 FLOAT32 = np.dtype(np.float32)
 INT64 = np.dtype(np.int64)
+# numpy's scalar types as Final names: the compiled build keeps a Final in a C static, where
+# `np.float32` is an attribute lookup on the module each time, several times per op.
+FLOAT32_SCALAR: Final = np.float32
+FLOAT64_SCALAR: Final = np.float64
+INT64_SCALAR: Final = np.int64
 
 
 def as_values(array: Any, dtype: np.dtype[Any]) -> Values:

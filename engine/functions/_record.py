@@ -14,7 +14,17 @@ import numpy as np
 
 from engine import errors
 from engine.node import Node
-from engine.tensor import FLOAT32, INT64, Number, Tensor, Values, as_values
+from engine.tensor import (
+    FLOAT32,
+    FLOAT32_SCALAR,
+    FLOAT64_SCALAR,
+    INT64,
+    INT64_SCALAR,
+    Number,
+    Tensor,
+    Values,
+    as_values,
+)
 
 N = TypeVar("N", bound=Node)
 
@@ -86,13 +96,13 @@ def binary_values(kernel: Callable[[Any, Any], Any], a: Tensor, b: Tensor,
                   dtype: np.dtype[Any] | None = None) -> Values:
     """kernel(a, b) computed in the promoted dtype."""
     x, y = a.data, b.data
-    if type(x) is np.float32 and dtype is None:
+    if type(x) is FLOAT32_SCALAR and dtype is None:
         # The common case, two 0-d values in float32 (or a number with a float32 tensor):
         # no broadcasting to check, and numpy's scalar kernel keeps float32.
-        if type(y) is np.float32:
+        if type(y) is FLOAT32_SCALAR:
             return kernel(x, y)
-        if type(y) is np.float64 or type(y) is np.int64:
-            return kernel(x, np.float32(y))
+        if type(y) is FLOAT64_SCALAR or type(y) is INT64_SCALAR:
+            return kernel(x, FLOAT32_SCALAR(y))
     dtype = dtype or result_dtype(a, b)
     broadcast(a, b)
     return as_values(kernel(cast(a.data, dtype), cast(b.data, dtype)), dtype)

@@ -20,7 +20,7 @@ from engine.functions.higher_order import (
     recorded,
 )
 from engine.node import Node
-from engine.tensor import FLOAT32, Tensor, as_values
+from engine.tensor import FLOAT32, FLOAT32_SCALAR, Tensor, as_values
 
 
 class _Pointwise(Node):
@@ -48,8 +48,8 @@ class TanhBackward0(_Pointwise):
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         y = saved.data
-        if type(y) is np.float32:      # 0-d: a Python float is the same double, made faster
-            one_minus = np.float32(1.0 - float(y) * float(y))
+        if type(y) is FLOAT32_SCALAR:  # 0-d: a Python float is the same double, made faster
+            one_minus = FLOAT32_SCALAR(1.0 - float(y) * float(y))
         else:
             y = y.astype(np.float64)
             one_minus = (1.0 - y * y).astype(np.float32)
