@@ -45,7 +45,11 @@ from bench.programs import chain, limits_for, realistic
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1_000, 10_000, 100_000)
-RUNS = {1_000: 9, 10_000: 7, 100_000: 1}      # best of k (both sides alike), one run at 100k
+# Each side runs ROUNDS children of RUNS runs, the two sides taking turns, and the best run
+# of all counts: this machine's speed drifts over seconds, and taking turns lets both sides
+# meet the same drift. One run at 100k.
+RUNS = {1_000: 3, 10_000: 3, 100_000: 1}
+ROUNDS = {1_000: 3, 10_000: 4, 100_000: 1}
 DEPTH = 100_000
 RUN_BUDGET_S = 20            # a child stops repeating once its runs have taken this long
 
@@ -251,6 +255,18 @@ def measure(kind: str, program: str, n: int, runs: int,
     return result
 
 
+def best_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The children of one side and size as one result: the best time of all their runs,
+    the runs counted together, the highest peak; a failed child's result if one failed."""
+    failed = [r for r in rounds if "failed" in r]
+    if failed:
+        return failed[0]
+    best = dict(min(rounds, key=lambda r: r["seconds"]))
+    best["runs"] = sum(r["runs"] for r in rounds)
+    best["peak"] = max(r["peak"] for r in rounds)
+    return best
+
+
 # -- micrograd's recursive topological sort, for contrast -----------------------------------
 
 class _Value:
@@ -312,8 +328,9 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
     print("          to a StringIO")
     print("  torch = compile + exec of the same text, a prehook on every node recording")
     print("          (name, seq) per pop, then backward; `import torch` not timed")
-    print("  program: realistic(n) from bench/programs.py; a fresh process per side and")
-    print("  size; best of k runs after a warm-up; peak = growth of max RSS over the runs")
+    print("  program: realistic(n) from bench/programs.py; each side runs several fresh")
+    print("  processes in turn with the other side's, each warmed up; the best of all k")
+    print("  runs counts; peak = the largest growth of max RSS over a process's runs")
     for line in builds.describe_compiled():
         print(line)
     if not have_torch:
@@ -330,7 +347,17 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
             print(f"  {n:>7,}  skipped: the lab already went over the time budget at a "
                   "smaller size")
             continue
-        torch = measure("torch", "realistic", n, RUNS.get(n, 1)) if have_torch else None
+        runs = RUNS.get(n, 1)
+        measured = [build for build in lab_builds if build not in over_budget]
+        torch_rounds: list[dict[str, Any]] = []
+        lab_rounds: dict[str, list[dict[str, Any]]] = {build: [] for build in measured}
+        for _ in range(ROUNDS.get(n, 1)):          # the sides take turns
+            if have_torch:
+                torch_rounds.append(measure("torch", "realistic", n, runs))
+            for build in measured:
+                if not any("failed" in r for r in lab_rounds[build]):
+                    lab_rounds[build].append(measure("lab", "realistic", n, runs, build))
+        torch = best_of(torch_rounds) if have_torch else None
         version = version or (torch or {}).get("version")
         for i, build in enumerate(lab_builds):
             first = i == 0
@@ -338,7 +365,7 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
                 print(f"  {f'{n:,}' if first else '':>7}  {build:<8}  skipped: over the "
                       "time budget at a smaller size")
                 continue
-            lab = measure("lab", "realistic", n, RUNS.get(n, 1), build)
+            lab = best_of(lab_rounds[build])
             print(_row(n, build, lab, torch, first, lab_times[build], ratios[build]))
             if "failed" in lab:
                 over_budget.add(build)
