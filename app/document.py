@@ -76,7 +76,7 @@ class Step(TypedDict):
     grad: Annotated[JSONValue, Field(description="the summed gradient the node received")]
     grad_text: str | None
     sent: list[Sent]
-    dependencies: Annotated[dict[int, int], Field(description="counts that changed")]
+    dependencies: Annotated[dict[str, int], Field(description="counts that changed, by node id")]
     ready: Annotated[list[int], Field(description="nodes this pop made ready")]
     queue: Annotated[list[int], Field(description="the ready queue afterwards, in pop order")]
     released: Annotated[list[str], Field(description="saved tensors freed after the node ran")]
@@ -93,7 +93,7 @@ class Pass(BaseModel):
     retain_graph: bool
     create_graph: bool
     graph: Graph | None = None
-    dependencies: dict[int, int] = {}
+    dependencies: dict[str, int] = {}           # by node id, as JSON writes object keys
     steps: list[Step] = []
 
 
@@ -107,4 +107,4 @@ class Trace(BaseModel):
 
 
 class Dependencies(BaseModel):
-    dependencies: dict[int, int]
+    dependencies: dict[str, int]

@@ -225,6 +225,6 @@ def test_dependencies_count_every_edge() -> None:
     graph = p.graph
     assert graph is not None
     acc_id = next(n["id"] for n in graph.nodes if n["name"] == "AccumulateGrad")
-    assert p.dependencies[acc_id] == 2
+    assert p.dependencies[str(acc_id)] == 2
     assert [s["name"] for s in p.steps] == ["MulBackward0", "AccumulateGrad"]
     assert trace.grads == {"a": 6.0}
