@@ -138,18 +138,20 @@ def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
 def collect(events: Iterator[TraceEvent]) -> Trace:
     """Fold the pieces into one Trace document."""
     passes: list[Pass] = []
+    steps: list[Step] = []          # the last pass's (a pydantic attribute costs a lookup)
     for kind, piece in events:
-        if kind == "pass":
+        if kind == "step":
+            steps.append(cast(Step, piece))     # a typed dict: no isinstance
+        elif kind == "pass":
             assert isinstance(piece, Pass)
             passes.append(piece)
+            steps = piece.steps
         elif kind == "graph":
             assert isinstance(piece, Graph)
             passes[-1].graph = piece
         elif kind == "dependencies":
             assert isinstance(piece, Dependencies)
             passes[-1].dependencies = piece.dependencies
-        elif kind == "step":
-            passes[-1].steps.append(cast(Step, piece))   # a typed dict: no isinstance
         elif kind == "done":
             assert isinstance(piece, Trace)
             piece.passes = passes

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.functions._record import cast
-from engine.tensor import Tensor, Values, as_values
+from engine.tensor import FLOAT32, FLOAT32_SCALAR, Tensor, Values, as_values
 
 if TYPE_CHECKING:
     from engine.node import Node
@@ -31,6 +31,8 @@ class InputBuffer:
 def validate_output(grad: Tensor, target: Node) -> Tensor:
     """`validate_outputs`: sum a broadcast gradient back to the input's shape and dtype."""
     values = grad.data
+    if type(values) is FLOAT32_SCALAR and target.input_dtype is FLOAT32 and not target.input_shape:
+        return grad                 # the common case: a 0-d float32 for a 0-d float32
     if values.shape != target.input_shape:
         if grad.requires_grad and grad.ctx.grad_mode:
             return _recorded_sum_to(grad, target.input_shape)
