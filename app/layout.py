@@ -83,11 +83,12 @@ def clear_cache() -> None:
 @functools.lru_cache(maxsize=256)
 def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, float], ...]:
     """The layout of a graph whose nodes are 0..n-1 and whose children are `shape[i]`."""
-    layer = _longest_path_layers(root, shape)
+    lists = [list(kids) for kids in shape]
+    layer = _longest_path_layers(root, lists)
     crossings = sum([layer[c] - layer[u] - 1 for u, kids in enumerate(shape) for c in kids])
     if len(shape) + crossings > DETAILED_LIMIT:
-        return tuple(_quick_layout(shape, layer))
-    children = {i: list(kids) for i, kids in enumerate(shape)}
+        return tuple(_quick_layout(lists, layer))
+    children = dict(enumerate(lists))
     graph = _Layered(root, list(children), children, dict(enumerate(layer)))
     rows = graph.order()
     x = graph.place(rows)
@@ -95,8 +96,7 @@ def _layout_shape(root: int, shape: tuple[tuple[int, ...], ...]) -> tuple[tuple[
     return tuple((layer[i], round(x[i] - low, 4)) for i in range(len(shape)))
 
 
-def _quick_layout(children: Sequence[Sequence[int]],
-                  layer: list[int]) -> list[tuple[int, float]]:
+def _quick_layout(children: list[list[int]], layer: list[int]) -> list[tuple[int, float]]:
     """For graphs too big to draw edge by edge: real nodes only, ordered by two
     barycentre sweeps (down, then up), in time linear in the edges (and a sort per row)."""
     n = len(children)
@@ -113,8 +113,8 @@ def _quick_layout(children: Sequence[Sequence[int]],
         for k, i in enumerate(row):
             x[i] = float(k)
     barycentre = [0.0] * n
-    sweeps: tuple[tuple[range, Sequence[Sequence[int]]], ...] = (
-        (range(1, depth + 1), parents), (range(depth - 1, -1, -1), children))
+    sweeps: list[tuple[range, list[list[int]]]] = [
+        (range(1, depth + 1), parents), (range(depth - 1, -1, -1), children)]
     for order, near in sweeps:
         for d in order:
             row = rows[d]
@@ -133,7 +133,7 @@ def _quick_layout(children: Sequence[Sequence[int]],
     return [(layer[i], x[i]) for i in range(n)]
 
 
-def _longest_path_layers(root: int, children: Sequence[Sequence[int]]) -> list[int]:
+def _longest_path_layers(root: int, children: list[list[int]]) -> list[int]:
     """Longest distance from the root, via a topological order (Kahn's algorithm)."""
     indegree = [0] * len(children)
     for kids in children:

@@ -27,3 +27,10 @@ def test_float32_scalars_print_as_the_general_way() -> None:
     texts = Texts()
     for value in [*SCALARS, *SCALARS[::-1]]:
         assert texts.printed(np.float32(value)) == printed(np.float32(value))
+
+
+def test_node_ids_become_keys_in_any_order() -> None:
+    texts = Texts()
+    assert texts.by_id({5: 0, 2: 1}) == {"5": 0, "2": 1}
+    assert texts.by_id({0: 3, 12: 2, 5: 1}) == {"0": 3, "12": 2, "5": 1}
+    assert texts.by_id({}) == {}
