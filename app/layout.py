@@ -20,7 +20,7 @@ import functools
 import itertools
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from engine.events import NodeInfo
 
@@ -54,7 +54,7 @@ def edge_point(x1: float, layer1: int, x2: float, layer2: int, t: float) -> tupl
             a * y1 + b * (y1 + c) + d * (y2 - c) + e * y2)
 
 
-def layout(root: int, nodes: Sequence[NodeInfo]) -> list[tuple[int, float]]:
+def layout(root: int, nodes: list[NodeInfo]) -> list[tuple[int, float]]:
     """(layer, x) for each node, in the order of `nodes`.
 
     A drawing depends only on the graph's shape, so a small graph's is cached by shape:
@@ -67,8 +67,10 @@ def layout(root: int, nodes: Sequence[NodeInfo]) -> list[tuple[int, float]]:
     for n in nodes:
         kids: list[int] = []            # each child once (`a * a` has two edges to a)
         for c in n.next_ids:
-            if c is not None and index[c] not in kids:
-                kids.append(index[c])
+            if c is not None:
+                k = index[c]
+                if k not in kids:
+                    kids.append(k)
         children.append(kids)
     if len(children) > DETAILED_LIMIT:
         return _quick_layout(children, _longest_path_layers(index[root], children))
