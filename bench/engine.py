@@ -12,7 +12,8 @@ Every measurement runs in a fresh child process (`python -m bench.engine child .
 so neither side inherits the other's heap or garbage collector state, and the peak
 memory (`ru_maxrss` growth over the child's baseline) belongs to that run alone.
 Each child warms up on a different small program first and reports its best of k runs;
-every lab run starts cold (`clear_caches`: no remembered line shapes or layouts).
+every lab run starts cold (`clear_caches`: no remembered line shapes or layouts). Each side
+runs several children, taking turns with the other side, and the best of all counts.
 
 The lab is measured twice: compiled (build/compiled from `make compiled`, the build the
 Docker image deploys) and pure Python (the sources as they are); see bench/builds.py.
