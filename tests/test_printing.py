@@ -52,4 +52,3 @@ def test_a_trace_remembers_texts_without_mixing_up_signed_zeros() -> None:
         assert texts.printed(np.float32(value)) == repr(torch.tensor(value))
     assert texts.printed(None) is None
     assert texts.printed(CASES["2d"]) == repr(torch.from_numpy(CASES["2d"].copy()))
-
