@@ -3,10 +3,10 @@
 Only the constructs of the lab's language exist here, each with its position in the
 source (1-based line and column), so every runtime error can point at its text.
 
-Every class spells out its `__init__`. The dataclass decorator still writes `__eq__` and
-`__repr__`, but the `__init__` it would write runs as interpreted Python even in the
-compiled build, at five times the cost of a compiled one, and a program makes several of
-these per line.
+Every class made per line (all but `Program`) spells out its `__init__`. The dataclass
+decorator still writes `__eq__` and `__repr__`, but the `__init__` it would write runs as
+interpreted Python even in the compiled build, at five times the cost of a compiled one,
+and a program makes several of these per line.
 """
 
 from __future__ import annotations
