@@ -131,8 +131,8 @@ def format_scalar(v: float, before: str = "", after: str = "") -> str:
 # the margin from 0.5 therefore rounds as the exact value does.
 _FIXED_MARGIN: Final = 1.0e-3
 _SCIENTIFIC_MARGIN: Final = 1.0e-6
-_POWERS_OF_TEN: Final = [float(f"1e{k}") for k in range(310)]
-_EXPONENTS: Final = [f"e{'-' if k < 0 else '+'}{abs(k):02d}" for k in range(-310, 310)]
+_POWERS_OF_TEN: Final = tuple(float(f"1e{k}") for k in range(310))
+_EXPONENTS: Final = tuple(f"e{'-' if k < 0 else '+'}{abs(k):02d}" for k in range(-310, 310))
 _LN10: Final = math.log(10.0)
 
 
