@@ -58,16 +58,16 @@ class TraceCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._documents: OrderedDict[tuple[str, Limits], str] = OrderedDict()
+        self._documents: OrderedDict[tuple[str, Limits], bytes] = OrderedDict()
 
-    def cached(self, source: str, limits: Limits) -> str | None:
+    def cached(self, source: str, limits: Limits) -> bytes | None:
         with self._lock:
             document = self._documents.get((source, limits))
             if document is not None:
                 self._documents.move_to_end((source, limits))
             return document
 
-    def __call__(self, source: str, limits: Limits) -> str:
+    def __call__(self, source: str, limits: Limits) -> bytes:
         document, _ = trace_json(source, limits)
         if len(document) <= self.MAX_BYTES:
             with self._lock:

@@ -44,8 +44,9 @@ def trace(args: argparse.Namespace) -> int:
             return 2
         document, error = trace_json(source, limits, include=BRIEF if args.brief else None)
         failed = failed or error
-        sys.stdout.write(document + "\n")
         sys.stdout.flush()
+        sys.stdout.buffer.write(document + b"\n")
+        sys.stdout.buffer.flush()
     return 1 if failed else 0
 
 

@@ -180,17 +180,17 @@ def child_lab(source: str, runs: int) -> dict[str, Any]:
     trace_json(realistic(200, seed=1))             # warm-up: lazy imports
     gc.collect()
     baseline = _rss_bytes()
-    best, text, began, runs_done = math.inf, "", time.perf_counter(), 0
+    best, text, began, runs_done = math.inf, b"", time.perf_counter(), 0
     for _ in range(runs):
         if time.perf_counter() - began > RUN_BUDGET_S:
             break
-        text = ""
+        text = b""
         clear_caches()              # every run starts cold: no line shapes, no layouts
         gc.collect()
         _began_run()
         start = time.perf_counter()
         text, _ = trace_json(source, limits)
-        io.StringIO().write(text)
+        io.BytesIO().write(text)
         best = min(best, time.perf_counter() - start)
         runs_done += 1
     trace = json.loads(text)
@@ -326,7 +326,7 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
     lab_builds = [builds.COMPILED, builds.PURE] if builds.available() else [builds.PURE]
     print("Engine: the lab's complete trace vs PyTorch running the same program")
     print("  lab   = trace_json(source, limits) (what the CLI and /api/trace run), written")
-    print("          to a StringIO")
+    print("          to a BytesIO (the UTF-8 JSON the CLI and the API send)")
     print("  torch = compile + exec of the same text, a prehook on every node recording")
     print("          (name, seq) per pop, then backward; `import torch` not timed")
     print("  program: realistic(n) from bench/programs.py; each side runs several fresh")
@@ -470,7 +470,7 @@ def profile(n: int = 10_000, top: int = 20) -> None:
     trace_json(realistic(200, seed=1))
     profiler = cProfile.Profile()
     profiler.enable()
-    io.StringIO().write(trace_json(source, limits)[0])
+    io.BytesIO().write(trace_json(source, limits)[0])
     profiler.disable()
     print(f"Profile: the lab's trace of realistic({n:,}), top {top} by own time "
           "(pure Python: cProfile does not see into compiled code)")

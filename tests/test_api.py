@@ -297,9 +297,9 @@ def test_repeated_programs_are_answered_from_the_trace_cache() -> None:
     cache = app.state.trace_cache
     source = "w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"
     with TestClient(app) as c:
-        first = c.post("/api/trace", json={"source": source}).text
+        first = c.post("/api/trace", json={"source": source}).content
         assert cache.cached(source, app.state.settings.limits()) == first
-        assert c.post("/api/trace", json={"source": source}).text == first
+        assert c.post("/api/trace", json={"source": source}).content == first
         other = c.post("/api/trace", json={"source": source + "# another program\n"}).text
     assert json.loads(other)["grads"] == json.loads(first)["grads"] == \
         run_source(source).model_dump()["grads"]
