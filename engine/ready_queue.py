@@ -8,18 +8,15 @@ first and AccumulateGrad (UINT64_MAX) runs before any other ready node. Equal nu
 not first-in-first-out, so any other tie rule disagrees with real PyTorch on some
 programs.
 
-Python's `heapq` is that same heap, mirrored: `heappush` is `push_heap` (append, then
-move up past strictly greater parents), and `heappop` is `pop_heap` (the last element
-replaces the top, the hole walks down to a leaf by the smaller child, the right one on
-ties, then the element moves back up). So a min-heap of (-sequence_nr, task) in which all
-tasks compare equal pops exactly as libstdc++'s max-heap of sequence numbers does.
-tests/test_ready_queue.py checks it against the reference's step-by-step simulator.
+So the heap below is libstdc++'s own: `push` and `pop` transcribe `std::push_heap` and
+`std::pop_heap` (`__push_heap`, `__adjust_heap` in bits/stl_heap.h) with the comparator
+`a.sequence_nr < b.sequence_nr`. tests/test_ready_queue.py checks it against the
+reference's step-by-step simulator.
 """
 
 from __future__ import annotations
 
 from bisect import bisect
-from heapq import heappop, heappush
 from typing import Any, Generic, TypeVar
 
 from engine.context import UINT64_MAX
@@ -28,20 +25,15 @@ T = TypeVar("T")
 
 
 class _Task(Generic[T]):
-    """A queued item. Every task equals every other, so the heap compares keys alone and
-    ties stay where the heap puts them (a tuple comparison moves on to the second element
-    only when the first ones are equal)."""
+    """A queued item with its sequence number, the heap's key (a native attribute in the
+    compiled build: comparing two keys allocates nothing)."""
 
-    __slots__ = ("item", "label")
+    __slots__ = ("sequence_nr", "item", "label")
 
-    def __init__(self, item: T, label: Any) -> None:
+    def __init__(self, sequence_nr: int, item: T, label: Any) -> None:
+        self.sequence_nr = sequence_nr
         self.item = item
         self.label = label
-
-    def __eq__(self, other: object) -> bool:
-        return True
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class ReadyQueue(Generic[T]):
@@ -56,7 +48,7 @@ class ReadyQueue(Generic[T]):
     __slots__ = ("heap", "_ordinary", "_ordinary_labels")
 
     def __init__(self) -> None:
-        self.heap: list[tuple[int, _Task[T]]] = []   # (-sequence_nr, task): a min-heap
+        self.heap: list[_Task[T]] = []               # libstdc++'s layout: the top first
         self._ordinary: list[int] = []              # ascending; all distinct
         self._ordinary_labels: list[Any] = []       # in the same order
 
@@ -66,7 +58,9 @@ class ReadyQueue(Generic[T]):
     def push(self, sequence_nr: int, item: T, label: Any = None) -> None:
         """`std::push_heap`. `label` is what `in_pop_order` shows (the item if None)."""
         label = item if label is None else label
-        heappush(self.heap, (-sequence_nr, _Task(item, label)))
+        task = _Task(sequence_nr, item, label)
+        self.heap.append(task)
+        _push_heap(self.heap, len(self.heap) - 1, 0, task)
         if sequence_nr != UINT64_MAX:
             at = bisect(self._ordinary, sequence_nr)
             self._ordinary.insert(at, sequence_nr)
@@ -74,12 +68,12 @@ class ReadyQueue(Generic[T]):
 
     def pop(self) -> tuple[int, T]:
         """`std::pop_heap`: the task that runs next."""
-        key, task = heappop(self.heap)
-        if key != -UINT64_MAX:
+        task = _pop_heap(self.heap)
+        if task.sequence_nr != UINT64_MAX:
             # The largest key is on top, so an ordinary node on top is the largest of them.
             self._ordinary.pop()
             self._ordinary_labels.pop()
-        return -key, task.item
+        return task.sequence_nr, task.item
 
     def in_pop_order(self) -> list[Any]:
         """The waiting labels in the order they will pop (if nothing else is pushed).
@@ -93,4 +87,37 @@ class ReadyQueue(Generic[T]):
         if not waiting:
             return ordinary
         copy = list(self.heap)
-        return [heappop(copy)[1].label for _ in range(waiting)] + ordinary
+        return [_pop_heap(copy).label for _ in range(waiting)] + ordinary
+
+
+def _push_heap(heap: list[_Task[T]], hole: int, top: int, task: _Task[T]) -> None:
+    """`__push_heap`: move the hole up past every parent with a smaller key, fill it."""
+    parent = (hole - 1) // 2
+    while hole > top and heap[parent].sequence_nr < task.sequence_nr:
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = task
+
+
+def _pop_heap(heap: list[_Task[T]]) -> _Task[T]:
+    """`std::pop_heap` and `pop_back`: the top leaves; `__adjust_heap` walks the hole down
+    to a leaf by the larger child (the left one only if strictly larger), then the last
+    task moves up from there."""
+    top = heap[0]
+    task = heap.pop()
+    n = len(heap)
+    if n:
+        hole = child = 0
+        while child < (n - 1) // 2:
+            child = 2 * (child + 1)
+            if heap[child].sequence_nr < heap[child - 1].sequence_nr:
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if n % 2 == 0 and child == (n - 2) // 2:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        _push_heap(heap, hole, 0, task)
+    return top
