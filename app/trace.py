@@ -49,10 +49,11 @@ def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
     nodes: list[GraphNode] = []
     for n, (layer, x) in zip(event.nodes, places, strict=True):
         nodes.append({
-            "id": n.id, "name": n.name, "seq": n.seq, "next": n.next_ids,
+            "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
+            "next": n.next_ids,
             "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),
             "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
-            "layer": layer, "x": x})
+            "layer": texts.number(layer), "x": x})
     return Graph(root=event.root, nodes=nodes)
 
 
@@ -68,15 +69,17 @@ def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) 
     error = None if e.error is None else ErrorInfo(
         type=e.error.type_name, message=e.error.message,
         line=started.line if started else None, col=started.col if started else None)
-    sent: list[Sent] = [{"edge": s.edge, "to": s.to, "value": encode_step(s.value),
-                         "text": texts.printed(s.value)} for s in e.sent]
+    sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
+                         "value": encode_step(s.value), "text": texts.printed(s.value)}
+                        for s in e.sent]
     if e.grad_after is None and e.grad_before is None:     # only AccumulateGrad writes .grad
         before = after = before_text = after_text = None
     else:
         before, after = encode_step(e.grad_before), encode_step(e.grad_after)
         before_text, after_text = texts.printed(e.grad_before), texts.printed(e.grad_after)
     return {
-        "name": e.name, "seq": e.seq, "leaf": e.leaf, "node": e.node,
+        "name": e.name, "seq": texts.number(e.seq), "leaf": e.leaf,
+        "node": texts.number(e.node),
         "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
         "dependencies": texts.by_id(e.dependencies), "ready": e.ready, "queue": e.queue,
         "released": e.released, "grad_before": before, "grad_after": after,

@@ -12,6 +12,8 @@ import numpy as np
 from engine.printing import THRESHOLD, format_scalar, format_suffix, format_values
 from engine.tensor import FLOAT32_SCALAR, FLOAT64_SCALAR, INT64_SCALAR
 
+_MAX_SHARED_NUMBER = 1 << 22     # ids and sequence numbers stay below the node limit
+
 JSONValue = Union[float, int, str, None, list[Any]]
 
 
@@ -52,19 +54,34 @@ def printed(values: Any) -> str | None:
 
 
 class Texts:
-    """The texts of one trace, each made once: values as PyTorch prints them, and node ids
-    as JSON object keys.
+    """The texts of one trace, each made once: values as PyTorch prints them, node ids as
+    JSON object keys, and node ids and sequence numbers as Python ints.
 
     Every gradient is printed where it is sent and again where it arrives, and many values
     recur, so a 0-d value is formatted once per trace. 0-d float64 and int64 values (the
     numbers an op wrapped and saved, such as the 0.5 of `a * 0.5`) take the same short way.
     """
 
-    __slots__ = ("_scalars", "_keys")
+    __slots__ = ("_scalars", "_keys", "_numbers")
 
     def __init__(self) -> None:
         self._scalars: dict[float, str] = {}
         self._keys: list[str] = []          # node ids are 0, 1, 2 ... in a run
+        self._numbers: list[object] = []
+
+    def number(self, n: int) -> Any:
+        """n as one Python int object per trace. A node's id and sequence number go into
+        the document once per step that shows the node; the compiled build keeps ints
+        unboxed, and would otherwise make (and later free) a new int object each time.
+        (Typed Any, not int, so that the compiled build passes the object on as it is.)"""
+        numbers = self._numbers
+        if 0 <= n < len(numbers):
+            return numbers[n]
+        if not 0 <= n <= _MAX_SHARED_NUMBER:    # AccumulateGrad's UINT64_MAX, for one
+            return n
+        while len(numbers) <= n:
+            numbers.append(len(numbers))
+        return numbers[n]
 
     def by_id(self, counts: dict[int, int]) -> dict[str, int]:
         """Counts keyed by node id as text, as JSON writes object keys anyway (orjson then

@@ -34,3 +34,12 @@ def test_node_ids_become_keys_in_any_order() -> None:
     assert texts.by_id({5: 0, 2: 1}) == {"5": 0, "2": 1}
     assert texts.by_id({0: 3, 12: 2, 5: 1}) == {"0": 3, "12": 2, "5": 1}
     assert texts.by_id({}) == {}
+
+
+def test_numbers_are_the_same_int_objects_within_a_trace() -> None:
+    texts = Texts()
+    for n in [5, 0, 700, 2**64 - 1, 700, -3, 5, 1 << 30]:
+        assert texts.number(n) == n and type(texts.number(n)) is int
+    assert texts.number(700) is texts.number(700)        # made once, in both builds
+    other = Texts()
+    assert other.number(700) == 700
