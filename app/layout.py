@@ -120,19 +120,38 @@ def _quick_layout(children: list[list[int]], layer: list[int]) -> list[tuple[int
     for order, near in sweeps:
         for d in order:
             row = rows[d]
+            if len(row) < 2:             # a node alone in its layer stays at 0
+                continue
             for i in row:
                 ns = near[i]
                 if ns:
                     total = 0.0
                     for j in ns:
                         total += x[j]
-                    barycentre[i] = total / len(ns)
+                    barycentre[i] = total / float(len(ns))
                 else:
                     barycentre[i] = x[i]
-            row.sort(key=barycentre.__getitem__)
+            _sort_by(row, barycentre)
             for k, i in enumerate(row):
                 x[i] = float(k)
     return [(layer[i], x[i]) for i in range(n)]
+
+
+def _sort_by(row: list[int], key: list[float]) -> None:
+    """`row.sort(key=key.__getitem__)`: a stable sort, so any stable sort gives the same
+    order; rows are mostly a handful of nodes, which an insertion sort orders without a
+    call per comparison."""
+    if len(row) > 16:
+        row.sort(key=key.__getitem__)
+        return
+    for k in range(1, len(row)):
+        i = row[k]
+        ki = key[i]
+        j = k - 1
+        while j >= 0 and key[row[j]] > ki:
+            row[j + 1] = row[j]
+            j -= 1
+        row[j + 1] = i
 
 
 def _longest_path_layers(root: int, children: list[list[int]]) -> list[int]:

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app import layout
 from app.presets import PRESETS
@@ -162,3 +164,14 @@ def test_a_graph_too_big_to_draw_in_detail_gets_the_quick_layout() -> None:
             if c is not None:
                 deepest[c] = max(deepest.get(c, -1), n["layer"])
     assert all(by_id[i]["layer"] == d + 1 for i, d in deepest.items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.25]), min_size=0, max_size=40))
+def test_rows_sort_as_a_stable_sort_by_barycentre(keys: list[float]) -> None:
+    """`_sort_by` (an insertion sort for short rows) orders as Python's stable sort does,
+    ties included, so the quick layout's places do not depend on which sort ran."""
+    row = list(range(len(keys)))[::-1]
+    expected = sorted(row, key=keys.__getitem__)
+    layout._sort_by(row, keys)
+    assert row == expected
