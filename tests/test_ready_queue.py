@@ -228,3 +228,14 @@ def test_dependencies_count_every_edge() -> None:
     assert p.dependencies[str(acc_id)] == 2
     assert [s["name"] for s in p.steps] == ["MulBackward0", "AccumulateGrad"]
     assert trace.grads == {"a": 6.0}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=50), max_size=30), st.integers(0, 50))
+def test_insertion_point_is_bisect_right(keys: list[int], key: int) -> None:
+    from bisect import bisect_right
+
+    from engine.ready_queue import _insertion_point
+
+    keys.sort()
+    assert _insertion_point(keys, key) == bisect_right(keys, key)
