@@ -10,6 +10,7 @@ twentieth of a ufunc call's cost on the 0-d scalars most programs use.
 from __future__ import annotations
 
 import operator
+from typing import Final
 
 import numpy as np
 
@@ -21,6 +22,13 @@ from engine.functions._record import (
 )
 from engine.node import Node
 from engine.tensor import FLOAT32, Number, Tensor, as_values
+
+# The kernels as Final names, which the compiled build keeps as C statics (`operator.mul`
+# would be a lookup on the module at every op).
+ADD: Final = operator.add
+SUB: Final = operator.sub
+MUL: Final = operator.mul
+TRUEDIV: Final = operator.truediv
 
 
 class AddBackward0(Node):
@@ -38,7 +46,7 @@ def add(self: Tensor, other: Tensor | Number) -> Tensor:
     # `2 + a` is `a.__radd__(2)`: the number is always slot 1.
     other_t = wrap(other, self)
     out, node = record(AddBackward0, [self, other_t],
-                       binary_values(operator.add, self, other_t), self)
+                       binary_values(ADD, self, other_t), self)
     if node:
         node.save("alpha", 1)
     return out
@@ -58,7 +66,7 @@ class SubBackward0(Node):
 def sub(self: Tensor, other: Tensor | Number) -> Tensor:
     other_t = wrap(other, self)
     out, node = record(SubBackward0, [self, other_t],
-                       binary_values(operator.sub, self, other_t), self)
+                       binary_values(SUB, self, other_t), self)
     if node:
         node.save("alpha", 1)
     return out
@@ -76,7 +84,7 @@ class RsubBackward1(Node):
 
 def rsub(self: Tensor, other: Number) -> Tensor:
     other_t = wrap(other, self)
-    out, node = record(RsubBackward1, [self], binary_values(operator.sub, other_t, self), self)
+    out, node = record(RsubBackward1, [self], binary_values(SUB, other_t, self), self)
     if node:
         node.save("alpha", 1)
     return out
@@ -100,7 +108,7 @@ class MulBackward0(Node):
 def mul(self: Tensor, other: Tensor | Number) -> Tensor:
     other_t = wrap(other, self)
     out, node = record(MulBackward0, [self, other_t],
-                       binary_values(operator.mul, self, other_t), self)
+                       binary_values(MUL, self, other_t), self)
     if node:
         if node.needs_input_grad(1):
             node.save("self", self)
@@ -126,7 +134,7 @@ def div(self: Tensor, other: Tensor | Number) -> Tensor:
     other_t = wrap(other, self)
     dtype = FLOAT32       # true division: integers divide to float32
     out, node = record(DivBackward0, [self, other_t],
-                       binary_values(operator.truediv, self, other_t, dtype), self)
+                       binary_values(TRUEDIV, self, other_t, dtype), self)
     if node:
         if node.needs_input_grad(1):
             node.save("self", self)

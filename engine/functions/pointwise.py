@@ -7,7 +7,7 @@ their output save `result`, the others save `self`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import numpy as np
 
@@ -21,6 +21,10 @@ from engine.functions.higher_order import (
 )
 from engine.node import Node
 from engine.tensor import FLOAT32, FLOAT32_SCALAR, Tensor, as_values
+
+# Final names: the compiled build keeps them as C statics, not lookups on numpy per op.
+ONE: Final = np.float32(1)
+EXP: Final = np.exp
 
 
 class _Pointwise(Node):
@@ -73,7 +77,7 @@ class SigmoidBackward0(_Pointwise):
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         y = float_values(saved)
         return _fused(SigmoidBackwardBackward0, grad, saved,
-                      float_values(grad) * (np.float32(1) - y) * y)
+                      float_values(grad) * (ONE - y) * y)
 
 
 class ReluBackward0(_Pointwise):
@@ -140,7 +144,7 @@ class AbsBackward0(_Pointwise):
 
 
 def _sigmoid(x: Any) -> Any:
-    return np.float32(1) / (np.float32(1) + np.exp(-x))
+    return ONE / (ONE + EXP(-x))
 
 
 def _unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
