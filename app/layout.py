@@ -21,26 +21,27 @@ import itertools
 import random
 from bisect import bisect_right
 from collections.abc import Callable
+from typing import Final
 
 from engine.events import NodeInfo
 
-NODE_WIDTH = 0.8          # columns; static/js/views/geometry.js: NODE_W / COL
-NODE_HEIGHT = 0.55        # rows;    static/js/views/geometry.js: NODE_H / ROW
-BEND = 0.5                # rows over which an edge leaves and enters vertically (at most)
-SWEEPS = 8
-DETAILED_LIMIT = 600      # nodes + dummies; bigger graphs get `_quick_layout`
-PLACEMENT_ROUNDS = 40
-RESTARTS = 24            # random starting orders tried on graphs of up to RESTART_LIMIT
-RESTART_LIMIT = 80        # layout nodes (dummies included)
-TRANSPOSE_LIMIT = 200     # graphs up to this many layout nodes also get adjacent swaps
-FINAL_ROUNDS = 12
-REAL_HALF = 0.5           # columns: two nodes in a layer stay 1 column apart
-LANE_HALF = 0.12          # columns: two long edges in a layer stay 0.24 columns apart
-CLEARANCE = 0.1           # columns kept free between an edge and a node it passes
-DUMMY_WEIGHT = 2.0        # while settling, a long edge bends a little
-REPAIR_ROUNDS = 40
-REPAIR_STEP = 0.6
-PINNED = 200.0            # at the end, it stays where it is drawn
+NODE_WIDTH: Final = 0.8          # columns; static/js/views/geometry.js: NODE_W / COL
+NODE_HEIGHT: Final = 0.55        # rows;    static/js/views/geometry.js: NODE_H / ROW
+BEND: Final = 0.5                # rows over which an edge leaves and enters vertically (at most)
+SWEEPS: Final = 8
+DETAILED_LIMIT: Final = 600      # nodes + dummies; bigger graphs get `_quick_layout`
+PLACEMENT_ROUNDS: Final = 40
+RESTARTS: Final = 24             # random starting orders tried on graphs of up to RESTART_LIMIT
+RESTART_LIMIT: Final = 80        # layout nodes (dummies included)
+TRANSPOSE_LIMIT: Final = 200     # graphs up to this many layout nodes also get adjacent swaps
+FINAL_ROUNDS: Final = 12
+REAL_HALF: Final = 0.5           # columns: two nodes in a layer stay 1 column apart
+LANE_HALF: Final = 0.12          # columns: two long edges in a layer stay 0.24 columns apart
+CLEARANCE: Final = 0.1           # columns kept free between an edge and a node it passes
+DUMMY_WEIGHT: Final = 2.0        # while settling, a long edge bends a little
+REPAIR_ROUNDS: Final = 40
+REPAIR_STEP: Final = 0.6
+PINNED: Final = 200.0            # at the end, it stays where it is drawn
 
 
 def edge_point(x1: float, layer1: int, x2: float, layer2: int, t: float) -> tuple[float, float]:

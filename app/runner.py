@@ -12,7 +12,7 @@ import math
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from app.limits import Limits
 from app.program import (
@@ -83,11 +83,11 @@ class ProgramFinished:
 
 RunEvent = Event | PassStarted | ProgramFinished
 
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+_BINARY: Final[dict[str, Callable[[Any, Any], Any]]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "**": operator.pow,
 }
-_FUNCTIONS: dict[str, Callable[[Tensor], Tensor]] = {
+_FUNCTIONS: Final[dict[str, Callable[[Tensor], Tensor]]] = {
     name: getattr(functions, name)
     for name in ("tanh", "exp", "log", "sin", "cos", "sigmoid", "relu", "sqrt", "abs",
                  "sum", "mean")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from app.limits import Limits
 from app.program import Program, Statement
@@ -36,7 +36,7 @@ leaf definitions?) -> its statements (none for `import torch`), or None if it is
 
 # The tokens Python reads exactly the same way (ASCII, verbose). A number must not run into
 # a name, a dot or more digits (`1if`, `1.5.real`, `01`): Python reads those otherwise.
-_TOKEN = r"""(?ax)
+_TOKEN: Final = r"""(?ax)
       (?P<space>\ +)
     | (?P<name>[A-Za-z_]\w*)
     | (?P<float>(?:(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.]))
@@ -44,10 +44,10 @@ _TOKEN = r"""(?ax)
     | (?P<op>\*\*|[-+*/()\[\],.=])
     | (?P<comment>\#.*)
 """
-_KEPT = frozenset(keyword.kwlist) | {"torch"}   # names the whitelist reads by their spelling
-_MASK = str.maketrans("0123456789", "1111111111")
-_LINE_BREAKS = "\r\v\f\x1c\x1d\x1e"   # end a line for str.splitlines, not for Python
-_LONGEST_NUMBER = 100                  # characters; int() refuses over 4300 digits
+_KEPT: Final = frozenset(keyword.kwlist) | {"torch"}   # names the whitelist reads by their spelling
+_MASK: Final = str.maketrans("0123456789", "1111111111")
+_LINE_BREAKS: Final = "\r\v\f\x1c\x1d\x1e"   # end a line for str.splitlines, not for Python
+_LONGEST_NUMBER: Final = 100                  # characters; int() refuses over 4300 digits
 _MAX_ENTRIES = 2048                    # per table (a recipe is ~2 KB); a full one is emptied
 _MAX_LIMITS = 4                        # distinct Limits remembered
 

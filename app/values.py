@@ -5,14 +5,14 @@ few times per step (and so are among the modules the compiled build compiles).""
 from __future__ import annotations
 
 import math
-from typing import Any, Union
+from typing import Any, Final, Union
 
 import numpy as np
 
 from engine.printing import THRESHOLD, format_scalar, format_suffix, format_values
 from engine.tensor import FLOAT32_SCALAR, FLOAT64_SCALAR, INT64_SCALAR
 
-_MAX_SHARED_NUMBER = 1 << 22     # ids and sequence numbers stay below the node limit
+_MAX_SHARED_NUMBER: Final = 1 << 22     # ids and sequence numbers stay below the node limit
 
 JSONValue = Union[float, int, str, None, list[Any]]
 

@@ -8,8 +8,9 @@ concurrent requests can never see each other's numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-UINT64_MAX = 2**64 - 1
+UINT64_MAX: Final = 2**64 - 1
 
 
 class NodeLimitExceeded(Exception):

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import numpy as np
 
-PRECISION = 4
+PRECISION: Final = 4
 
 
 class _Formatter:
@@ -53,9 +53,9 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
-THRESHOLD = 1000      # more elements than this are summarised with "..."
-EDGE_ITEMS = 3
-LINE_WIDTH = 80
+THRESHOLD: Final = 1000      # more elements than this are summarised with "..."
+EDGE_ITEMS: Final = 3
+LINE_WIDTH: Final = 80
 
 
 def format_values(data: Any, indent: int = 7) -> str:

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 # otherwise. Scalars keep 0-d arithmetic fast and still round exactly like float32.
 Values = Any
 Number = int | float
-FLOAT32 = np.dtype(np.float32)
-INT64 = np.dtype(np.int64)
+FLOAT32: Final = np.dtype(np.float32)
+INT64: Final = np.dtype(np.int64)
 # numpy's scalar types as Final names: the compiled build keeps a Final in a C static, where
 # `np.float32` is an attribute lookup on the module each time, several times per op.
 FLOAT32_SCALAR: Final = np.float32
