@@ -15,7 +15,7 @@ them. Nothing here recurses over the graph; depth is limited only by memory.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from engine.input_buffer import InputBuffer, validate_output
 from engine.node import Node
 from engine.ready_queue import ReadyQueue
 from engine.tensor import Tensor
+
+NUMPY_SCALAR: Final = np.generic     # a Final name: a C static in the compiled build
 
 
 class GraphTask:
@@ -160,6 +162,6 @@ def describe(node: Node) -> NodeInfo:
 def _saved_value(value: object) -> object:
     if isinstance(value, Tensor):
         return value.data
-    if isinstance(value, np.generic):
+    if isinstance(value, NUMPY_SCALAR):
         return value.item()
     return value

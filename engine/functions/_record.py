@@ -41,11 +41,11 @@ def wrap(x: Tensor | Number, like: Tensor) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, float):
-        data: np.generic = np.float64(x)
+        data: np.generic = FLOAT64_SCALAR(x)
     elif -(2**63) <= x < 2**63:
-        data = np.int64(x)
+        data = INT64_SCALAR(x)
     elif 0 <= x < 2**64:          # PyTorch still takes an unsigned 64-bit number
-        data = np.float64(x)
+        data = FLOAT64_SCALAR(x)
     else:
         raise errors.TorchError("OverflowError", errors.INT_TOO_BIG)
     return Tensor(data, like.ctx, is_wrapped_number=True)
