@@ -62,6 +62,8 @@ def result_dtype(a: Tensor, b: Tensor) -> np.dtype[Any]:
 
 
 def cast(values: Values, dtype: np.dtype[Any]) -> Values:
+    if type(values) is FLOAT32_SCALAR and dtype is FLOAT32:   # the common case, at once
+        return values
     if values.dtype == dtype:
         return values
     if isinstance(values, np.ndarray):
