@@ -80,8 +80,10 @@ class Node:
 
     def save(self, name: str, value: Any) -> None:
         """Save a value for backward (`_saved_<name>`): a tensor, a number or sizes."""
-        is_tensor = isinstance(value, Tensor)
-        self.saved[name] = SavedVariable(value, is_tensor, is_tensor and value.grad_fn is self)
+        if isinstance(value, Tensor):
+            self.saved[name] = SavedVariable(value, True, value.grad_fn is self)
+        else:
+            self.saved[name] = SavedVariable(value, False, False)
 
     def saved_value(self, name: str) -> Any:
         """One saved value, raising the freed-graph error if it was released."""
