@@ -32,6 +32,7 @@ import json
 import math
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import threading
@@ -48,9 +49,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1_000, 10_000, 100_000)
 # Each side runs ROUNDS children of RUNS runs, the two sides taking turns, and the best run
 # of all counts: this machine's speed drifts over seconds, and taking turns lets both sides
-# meet the same drift. One run at 100k.
+# meet the same drift (8 rounds at 10k, where the verdict is). One run at 100k.
 RUNS = {1_000: 3, 10_000: 3, 100_000: 1}
-ROUNDS = {1_000: 3, 10_000: 4, 100_000: 1}
+ROUNDS = {1_000: 3, 10_000: 8, 100_000: 1}
 DEPTH = 100_000
 RUN_BUDGET_S = 20            # a child stops repeating once its runs have taken this long
 
@@ -343,6 +344,7 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
     ratios: dict[str, dict[int, Ratio]] = {build: {} for build in lab_builds}
     version = None
     over_budget: set[str] = set()
+    paired: dict[int, list[float]] = {}
     for n in sizes:
         if over_budget == set(lab_builds):
             print(f"  {n:>7,}  skipped: the lab already went over the time budget at a "
@@ -370,12 +372,27 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
             print(_row(n, build, lab, torch, first, lab_times[build], ratios[build]))
             if "failed" in lab:
                 over_budget.add(build)
+        paired[n] = _paired(lab_rounds.get(builds.deployed(), []), torch_rounds)
     if version:
         print(f"  (PyTorch {version}; growth = time(n) / time(n/10), n log n for reference)")
+    for n, round_ratios in paired.items():
+        if len(round_ratios) > 1:
+            print(f"  {n:,} ops, round by round (each {builds.deployed()} process's best over "
+                  f"the PyTorch process's just before it): median "
+                  f"{statistics.median(round_ratios):.2f}, {min(round_ratios):.2f}-"
+                  f"{max(round_ratios):.2f} over {len(round_ratios)} rounds")
     _verdict(ratios)
     print()
     report_depth(depth, lab_builds)
     return ratios.get(builds.deployed(), {})
+
+
+def _paired(lab_rounds: list[dict[str, Any]], torch_rounds: list[dict[str, Any]]) -> list[float]:
+    """lab/torch within each round: a check on the verdict's best-of-all figure, which a
+    slow phase of the machine during one side's best runs can tilt either way."""
+    pairs = zip(lab_rounds, torch_rounds, strict=False)     # the lab may stop early
+    return [lab["seconds"] / torch["seconds"] for lab, torch in pairs
+            if "seconds" in lab and "seconds" in torch and "failed" not in lab]
 
 
 def _row(n: int, build: str, lab: dict[str, Any], torch: dict[str, Any] | None, first: bool,
