@@ -15,9 +15,7 @@ them. Nothing here recurses over the graph; depth is limited only by memory.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final
-
-import numpy as np
+from typing import Any
 
 from engine.accumulate_grad import AccumulateGrad
 from engine.errors import TorchError
@@ -33,9 +31,7 @@ from engine.events import (
 from engine.input_buffer import InputBuffer, validate_output
 from engine.node import Node
 from engine.ready_queue import ReadyQueue
-from engine.tensor import Tensor
-
-NUMPY_SCALAR: Final = np.generic     # a Final name: a C static in the compiled build
+from engine.tensor import NUMPY_SCALAR, Tensor
 
 
 class GraphTask:

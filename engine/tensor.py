@@ -28,6 +28,8 @@ INT64: Final = np.dtype(np.int64)
 FLOAT32_SCALAR: Final = np.float32
 FLOAT64_SCALAR: Final = np.float64
 INT64_SCALAR: Final = np.int64
+NUMPY_SCALAR: Final = np.generic
+ONE: Final = np.float32(1)             # numpy scalars are immutable: one serves every op
 
 
 def as_values(array: Any, dtype: np.dtype[Any]) -> Values:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import operator
 from typing import Final
 
-import numpy as np
-
 from engine.functions._record import (
     binary_values,
     float_values,
@@ -21,7 +19,7 @@ from engine.functions._record import (
     wrap,
 )
 from engine.node import Node
-from engine.tensor import FLOAT32, Number, Tensor, as_values
+from engine.tensor import FLOAT32, ONE, Number, Tensor, as_values
 
 # The kernels as Final names, which the compiled build keeps as C statics (`operator.mul`
 # would be a lookup on the module at every op).
@@ -157,7 +155,7 @@ class ReciprocalBackward0(Node):
 
 
 def reciprocal(self: Tensor) -> Tensor:
-    values = as_values(np.float32(1) / float_values(self), FLOAT32)
+    values = as_values(ONE / float_values(self), FLOAT32)
     out, node = record(ReciprocalBackward0, [self], values, self)
     if node:
         node.save("result", out)

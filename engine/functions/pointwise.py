@@ -20,11 +20,9 @@ from engine.functions.higher_order import (
     recorded,
 )
 from engine.node import Node
-from engine.tensor import FLOAT32, FLOAT32_SCALAR, Tensor, as_values
+from engine.tensor import FLOAT32, FLOAT32_SCALAR, ONE, Tensor, as_values
 
-# Final names: the compiled build keeps them as C statics, not lookups on numpy per op.
-ONE: Final = np.float32(1)
-EXP: Final = np.exp
+EXP: Final = np.exp     # a Final name: a C static in the compiled build, not a lookup per op
 
 
 class _Pointwise(Node):
@@ -166,7 +164,7 @@ def _unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
 
 
 tanh = _unary(TanhBackward0, np.tanh)
-exp = _unary(ExpBackward0, np.exp)
+exp = _unary(ExpBackward0, EXP)
 log = _unary(LogBackward0, np.log)
 sin = _unary(SinBackward0, np.sin)
 cos = _unary(CosBackward0, np.cos)
