@@ -38,8 +38,8 @@ from app.source import SourceError, parse
 from app.values import Texts, encode, encode_step
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
 
-__all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "document_json",
-           "quiet_floats", "run_source", "trace_events", "trace_json"]
+__all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "document_bytes",
+           "document_json", "quiet_floats", "run_source", "trace_events", "trace_json"]
 
 logger = logging.getLogger(__name__)
 # -- events to pieces ----------------------------------------------------------------------
@@ -179,10 +179,8 @@ def trace_json(source: str, limits: Limits = DEFAULT_LIMITS,
     with quiet_floats(), GC_PAUSE:
         trace = collect(trace_events(source, limits))
         failed = trace.error is not None
-        if include:
-            text = trace.model_dump_json(include=include).encode()
-        else:
-            text = orjson.dumps(trace, default=_model_fields)
+        text = (trace.model_dump_json(include=include).encode() if include
+                else document_bytes(trace))
         del trace
     return text, failed
 
@@ -191,8 +189,13 @@ def document_json(document: Piece) -> str:
     """A document, or one streamed piece of one, as JSON: what pydantic's `model_dump_json`
     writes, written by orjson in a third of the time. Steps and graph nodes are typed
     dicts and graphs dataclasses, which orjson writes as they are; a pydantic model's
-    fields are its `__dict__`. (`trace_json` writes the same, as bytes.)"""
-    return orjson.dumps(document, default=_model_fields).decode()
+    fields are its `__dict__`."""
+    return document_bytes(document).decode()
+
+
+def document_bytes(document: Piece) -> bytes:
+    """`document_json` as the UTF-8 bytes orjson writes (what `trace_json` returns)."""
+    return orjson.dumps(document, default=_model_fields)
 
 
 def _model_fields(value: object) -> dict[str, Any]:
