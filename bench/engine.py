@@ -1,19 +1,19 @@
 """Engine benchmark: the lab's complete trace against PyTorch running the same program.
 
-The lab's side is everything a user waits for: `trace_json`, what the CLI and /api/trace
-run (parse, forward recording, backward, events, layout, the Trace document written as
-JSON).
-PyTorch's side is the same program text with the leaf shorthand rewritten to
-`torch.tensor(v, requires_grad=True)`, compiled and run, with a prehook on every node
-recording (name, sequence number) per pop, then `backward()`: the least work that
-yields the same pop order. `import torch` is not timed.
+What each side runs is in bench/sides.py: the lab's `trace_json` (parse, record, backward,
+events, layout, the JSON written), every run cold; PyTorch compiling and running the same
+text with a prehook on every node, then `backward()`.
 
-Every measurement runs in a fresh child process (`python -m bench.engine child ...`),
-so neither side inherits the other's heap or garbage collector state, and the peak
-memory (`ru_maxrss` growth over the child's baseline) belongs to that run alone.
-Each child warms up on a different small program first and reports its best of k runs;
-every lab run starts cold (`clear_caches`: no remembered line shapes or layouts). Each side
-runs several children, taking turns with the other side, and the best of all counts.
+The table: every measurement runs in a fresh child process (`python -m bench.engine
+child ...`), so neither side inherits the other's heap or garbage collector state, and
+the peak memory (`ru_maxrss` growth over the child's baseline) belongs to that run alone.
+Each child warms up on a different small program first and reports its best of k runs.
+Each side runs several children, taking turns with the other side, and the best of all
+counts.
+
+The verdict at 10,000 ops: the median lab/torch over pairs of neighbouring runs, the two
+sides in turns (bench/paired.py). The best-of-all figures compare each side's luckiest
+moment, and on this machine, whose speed drifts by up to 2x, those moments differ.
 
 The lab is measured twice: compiled (build/compiled from `make compiled`, the build the
 Docker image deploys) and pure Python (the sources as they are); see bench/builds.py.
@@ -23,35 +23,29 @@ Each lab child reports which build it really ran.
 from __future__ import annotations
 
 import argparse
-import ast
-import gc
-import hashlib
 import importlib.util
 import io
 import json
 import math
-import os
 import resource
-import statistics
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import builds
+from bench import builds, paired, sides
 from bench.programs import chain, limits_for, realistic
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1_000, 10_000, 100_000)
 # Each side runs ROUNDS children of RUNS runs, the two sides taking turns, and the best run
 # of all counts: this machine's speed drifts over seconds, and taking turns lets both sides
-# meet the same drift (8 rounds at 10k, where the verdict is). One run at 100k.
+# meet the same drift. One run at 100k. The verdict's pairs: bench/paired.py.
 RUNS = {1_000: 3, 10_000: 3, 100_000: 1}
-ROUNDS = {1_000: 3, 10_000: 8, 100_000: 1}
+ROUNDS = {1_000: 3, 10_000: 4, 100_000: 1}
+VERDICT_SIZE = 10_000
 DEPTH = 100_000
 RUN_BUDGET_S = 20            # a child stops repeating once its runs have taken this long
 
@@ -60,7 +54,6 @@ def timeout_for(n: int) -> float:
     """How long one child may take before it is stopped and reported as timed out."""
     return 60 if n <= 10_000 else 180
 REQUIRED, AIM = 1.0, 0.5
-UINT64_MAX = 2**64 - 1
 
 
 @dataclass(frozen=True)
@@ -77,95 +70,10 @@ class Ratio:
         return f">{self.value:.0f}" if self.at_least else f"{self.value:.2f}"
 
 
-# -- the PyTorch side: the program text, rewritten ------------------------------------------
-
-def _number(node: ast.expr) -> float | None:
-    """The value of NUMBER, -NUMBER or +NUMBER, else None."""
-    try:
-        value = ast.literal_eval(node)
-    except ValueError:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def torch_source(source: str) -> str:
-    """The lab program as plain PyTorch: the opening `name = NUMBER` lines become leaves
-    requiring grad, and `X.backward(...)` becomes `__backward__(X, ...)`, which hooks
-    every node before calling the real `backward` (as conformance/record_torch.py does)."""
-    body: list[ast.stmt] = []
-    leading = True
-    for stmt in ast.parse(source).body:
-        if (leading and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and (value := _number(stmt.value)) is not None):
-            name = stmt.targets[0].id
-            leaf = ast.parse(f"{name} = torch.tensor({value!r}, requires_grad=True)").body[0]
-            body.append(ast.copy_location(leaf, stmt))
-            continue
-        leading = False
-        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Attribute)
-                and stmt.value.func.attr == "backward"):
-            call = stmt.value
-            assert isinstance(call.func, ast.Attribute)
-            stmt = ast.Expr(ast.Call(ast.Name("__backward__", ast.Load()),
-                                     [call.func.value, *call.args], call.keywords))
-        body.append(stmt)
-    return ast.unparse(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[])))
-
-
-def _run_torch(torch: Any, text: str) -> tuple[float, list[tuple[str, int]]]:
-    """compile + exec + hooking + backward of one program, timed; the pops recorded."""
-    pops: list[tuple[str, int]] = []
-    hooked: dict[int, Any] = {}      # id -> node, kept alive so ids stay unique
-
-    def backward(tensor: Any, *args: Any, **kwargs: Any) -> None:
-        stack = [tensor.grad_fn]
-        while stack:                 # iterative: the graph may be 100,000 deep
-            node = stack.pop()
-            if node is None or id(node) in hooked:
-                continue
-            hooked[id(node)] = node
-            name, seq = node.name(), node._sequence_nr()
-
-            def prehook(grads: Any, name: str = name, seq: int = seq) -> None:
-                pops.append((name, seq))
-
-            node.register_prehook(prehook)
-            stack.extend(next_node for next_node, _ in node.next_functions)
-        tensor.backward(*args, **kwargs)
-
-    start = time.perf_counter()
-    exec(compile(text, "<lab>", "exec"), {"torch": torch, "__backward__": backward})
-    return time.perf_counter() - start, pops
-
-
-def _in_fresh_thread(fn: Callable[[], Any]) -> Any:
-    """Sequence numbers are per thread: a fresh thread numbers its first node 0."""
-    box: list[Any] = []
-    thread = threading.Thread(target=lambda: box.append(fn()))
-    thread.start()
-    thread.join()
-    if not box:
-        raise RuntimeError("the PyTorch run failed (see the traceback above)")
-    return box[0]
-
-
 # -- the children: one measurement each ----------------------------------------------------
 
 def _rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # KiB on Linux
-
-
-def _digest(pops: Iterable[tuple[str, int]]) -> str:
-    """The pop order, hashed, to check that both sides popped the same nodes in turn."""
-    h = hashlib.sha256()
-    for name, seq in pops:
-        name = "AccumulateGrad" if name == "torch::autograd::AccumulateGrad" else name
-        h.update(f"{name}:{seq}\n".encode())
-    return h.hexdigest()[:12]
 
 
 def _began_run() -> None:
@@ -173,62 +81,26 @@ def _began_run() -> None:
     print(json.dumps({"began": time.time()}), flush=True)
 
 
-def child_lab(source: str, runs: int) -> dict[str, Any]:
-    from app.trace import clear_caches, trace_json
-
-    running = builds.running()
-    limits = limits_for(source)
-    trace_json(realistic(200, seed=1))             # warm-up: lazy imports
-    gc.collect()
+def child(kind: str, source: str, runs: int) -> dict[str, Any]:
+    """Up to `runs` runs of one side (fewer once RUN_BUDGET_S is spent): the best time,
+    the peak memory over the baseline after warming up, and what the last run produced."""
+    one = sides.side(kind, source)
     baseline = _rss_bytes()
-    best, text, began, runs_done = math.inf, b"", time.perf_counter(), 0
-    for _ in range(runs):
-        if time.perf_counter() - began > RUN_BUDGET_S:
-            break
-        text = b""
-        clear_caches()              # every run starts cold: no line shapes, no layouts
-        gc.collect()
-        _began_run()
-        start = time.perf_counter()
-        text, _ = trace_json(source, limits)
-        io.BytesIO().write(text)
-        best = min(best, time.perf_counter() - start)
-        runs_done += 1
-    trace = json.loads(text)
-    steps = [(s["name"], s["seq"]) for p in trace["passes"] for s in p["steps"]]
-    error = trace["error"] and f"{trace['error']['type']}: {trace['error']['message']}"
-    return {"seconds": best, "runs": runs_done, "peak": _rss_bytes() - baseline,
-            "pops": len(steps), "order": _digest(steps), "error": error, **running}
-
-
-def child_torch(source: str, runs: int) -> dict[str, Any]:
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    import torch
-
-    text = torch_source(source)
-    _in_fresh_thread(lambda: _run_torch(torch, torch_source(realistic(200, seed=1))))   # warm-up
-    gc.collect()
-    baseline = _rss_bytes()
-    pops: list[tuple[str, int]] = []
     best, began, runs_done = math.inf, time.perf_counter(), 0
     for _ in range(runs):
         if time.perf_counter() - began > RUN_BUDGET_S:
             break
-        pops = []
-        gc.collect()
         _began_run()
-        seconds, pops = _in_fresh_thread(lambda: _run_torch(torch, text))
-        best = min(best, seconds)
+        best = min(best, one.run())
         runs_done += 1
     return {"seconds": best, "runs": runs_done, "peak": _rss_bytes() - baseline,
-            "pops": len(pops), "order": _digest(pops), "version": torch.__version__}
+            **one.result()}
 
 
 def child_main(argv: list[str]) -> None:
     kind, program, n, runs = argv[0], argv[1], int(argv[2]), int(argv[3])
     source = realistic(n) if program == "realistic" else chain(n)
-    result = child_lab(source, runs) if kind == "lab" else child_torch(source, runs)
-    print(json.dumps(result))
+    print(json.dumps(child(kind, source, runs)))
 
 
 def measure(kind: str, program: str, n: int, runs: int,
@@ -319,10 +191,10 @@ def _growth(times: dict[int, float], n: int) -> str:
     return f"x{times[n] / times[small]:.1f} (n log n x{reference:.1f})"
 
 
-def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
+def report_engine(sizes: tuple[int, ...], depth: int) -> Ratio | None:
     """The table of figures per size (a row per lab build), the verdict at 10,000 ops,
-    then the depth test. Returns lab/torch per size for the deployed build (compiled,
-    when build/compiled exists; a lower bound where the lab timed out)."""
+    then the depth test. Returns the verdict's lab/torch: the deployed build's (compiled,
+    when build/compiled exists) median over pairs of runs; None without torch."""
     have_torch = importlib.util.find_spec("torch") is not None
     lab_builds = [builds.COMPILED, builds.PURE] if builds.available() else [builds.PURE]
     print("Engine: the lab's complete trace vs PyTorch running the same program")
@@ -333,6 +205,8 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
     print("  program: realistic(n) from bench/programs.py; each side runs several fresh")
     print("  processes in turn with the other side's, each warmed up; the best of all k")
     print("  runs counts; peak = the largest growth of max RSS over a process's runs")
+    print("  verdict: the median lab/torch over pairs of neighbouring single runs, the two")
+    print("  sides in turns (bench/paired.py), which the machine's drift cannot tilt")
     for line in builds.describe_compiled():
         print(line)
     if not have_torch:
@@ -344,7 +218,6 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
     ratios: dict[str, dict[int, Ratio]] = {build: {} for build in lab_builds}
     version = None
     over_budget: set[str] = set()
-    paired: dict[int, list[float]] = {}
     for n in sizes:
         if over_budget == set(lab_builds):
             print(f"  {n:>7,}  skipped: the lab already went over the time budget at a "
@@ -372,27 +245,37 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> dict[int, Ratio]:
             print(_row(n, build, lab, torch, first, lab_times[build], ratios[build]))
             if "failed" in lab:
                 over_budget.add(build)
-        paired[n] = _paired(lab_rounds.get(builds.deployed(), []), torch_rounds)
     if version:
         print(f"  (PyTorch {version}; growth = time(n) / time(n/10), n log n for reference)")
-    for n, round_ratios in paired.items():
-        if len(round_ratios) > 1:
-            print(f"  {n:,} ops, round by round (each {builds.deployed()} process's best over "
-                  f"the PyTorch process's just before it): median "
-                  f"{statistics.median(round_ratios):.2f}, {min(round_ratios):.2f}-"
-                  f"{max(round_ratios):.2f} over {len(round_ratios)} rounds")
-    _verdict(ratios)
+    verdict = None
+    deployed = builds.deployed()
+    if have_torch and VERDICT_SIZE in sizes and VERDICT_SIZE in lab_times[deployed]:
+        verdict = _verdict(paired.measure(VERDICT_SIZE, build=deployed), ratios)
     print()
     report_depth(depth, lab_builds)
-    return ratios.get(builds.deployed(), {})
+    return verdict
 
 
-def _paired(lab_rounds: list[dict[str, Any]], torch_rounds: list[dict[str, Any]]) -> list[float]:
-    """lab/torch within each round: a check on the verdict's best-of-all figure, which a
-    slow phase of the machine during one side's best runs can tilt either way."""
-    pairs = zip(lab_rounds, torch_rounds, strict=False)     # the lab may stop early
-    return [lab["seconds"] / torch["seconds"] for lab, torch in pairs
-            if "seconds" in lab and "seconds" in torch and "failed" not in lab]
+def _verdict(pairs: paired.Pairs, best: dict[str, dict[int, Ratio]]) -> Ratio:
+    """The deployed build's median lab/torch over pairs of runs at 10,000 ops, printed
+    with its spread and beside both builds' best-of-all figures."""
+    deployed = builds.deployed()
+    q1, q3 = pairs.quartiles()
+    print(f"  {VERDICT_SIZE:,} ops, run by run ({deployed} and PyTorch in turns, "
+          f"{len(pairs.ratios)} pairs of neighbouring runs):")
+    print(f"          lab/torch median {pairs.median:.2f}, quartiles {q1:.2f}-{q3:.2f}, all "
+          f"{min(pairs.ratios):.2f}-{max(pairs.ratios):.2f}; same pop order: "
+          f"{'yes' if pairs.same_order() else 'NO'}")
+    r = Ratio(pairs.median)
+    figures = ", ".join(f"{by_size[VERDICT_SIZE]} {build}"
+                        for build, by_size in best.items() if VERDICT_SIZE in by_size)
+    outcome = ("FAIL: the two sides popped different orders" if not pairs.same_order()
+               else "PASS, at or below the aim" if r.value <= AIM
+               else "PASS" if r.passes() else "FAIL")
+    print(f"  {VERDICT_SIZE:,} ops: lab/torch = {r} {builds.LABELS[deployed]}, the median of "
+          "the pairs")
+    print(f"          (best of all: {figures}); required below {REQUIRED}, aim {AIM}: {outcome}")
+    return r
 
 
 def _row(n: int, build: str, lab: dict[str, Any], torch: dict[str, Any] | None, first: bool,
@@ -436,24 +319,6 @@ def _row(n: int, build: str, lab: dict[str, Any], torch: dict[str, Any] | None, 
             f"{c['ratio']:>9}  {c['growth']:>24}  {c['lab_peak']:>9}  {c['torch_peak']:>10}  "
             f"{c['pops']:>7}  {c['same']}")
     return "\n".join([line, *(f"           ({note})" for note in notes)])
-
-
-def _verdict(ratios: dict[str, dict[int, Ratio]]) -> None:
-    """Both builds' lab/torch at 10,000 ops; the verdict is the deployed build's."""
-    at = {build: by_size[10_000] for build, by_size in ratios.items() if 10_000 in by_size}
-    if not at:
-        return
-    figures = ", ".join(f"{at[build]} {label}" for build, label in builds.LABELS.items()
-                        if build in at)
-    deployed = builds.deployed()
-    if deployed not in at:
-        verdict = f"no verdict: the {deployed} build was not measured"
-    else:
-        r = at[deployed]
-        verdict = ("PASS, at or below the aim" if r.value <= AIM else "PASS" if r.passes()
-                   else "FAIL")
-    print(f"  10,000 ops: lab/torch = {figures} (required below {REQUIRED}, aim {AIM}): "
-          f"{verdict}")
 
 
 def report_depth(depth: int, lab_builds: list[str]) -> None:
