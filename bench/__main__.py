@@ -46,6 +46,8 @@ def main() -> None:
     if args.which in ("page", "all"):
         page()
     print(f"Summary ({time.perf_counter() - started:.0f} s)")
+    if args.which in ("engine", "all") and engine_ratio is None:
+        print("  engine, 10,000 ops: no verdict (see above)")
     if engine_ratio is not None:
         ok = "yes" if engine_ratio.passes() else "NO"
         print(f"  engine, 10,000 ops: lab/torch = {engine_ratio}, "

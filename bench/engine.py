@@ -247,13 +247,30 @@ def report_engine(sizes: tuple[int, ...], depth: int) -> Ratio | None:
                 over_budget.add(build)
     if version:
         print(f"  (PyTorch {version}; growth = time(n) / time(n/10), n log n for reference)")
-    verdict = None
-    deployed = builds.deployed()
-    if have_torch and VERDICT_SIZE in sizes and VERDICT_SIZE in lab_times[deployed]:
-        verdict = _verdict(paired.measure(VERDICT_SIZE, build=deployed), ratios)
+    verdict = _measure_verdict(ratios) if have_torch and VERDICT_SIZE in sizes else None
     print()
     report_depth(depth, lab_builds)
     return verdict
+
+
+def _measure_verdict(best: dict[str, dict[int, Ratio]]) -> Ratio | None:
+    """The verdict at 10,000 ops: the pairs of runs, unless the table already shows that the
+    deployed build failed there (None when nothing could be measured)."""
+    deployed = builds.deployed()
+    in_table = best[deployed].get(VERDICT_SIZE)
+    if in_table is None:
+        print(f"  {VERDICT_SIZE:,} ops: no verdict: the {deployed} build or PyTorch failed "
+              "(see the table)")
+        return None
+    if in_table.at_least:
+        print(f"  {VERDICT_SIZE:,} ops: lab/torch {in_table} {builds.LABELS[deployed]}: it "
+              "went over its time: FAIL")
+        return in_table
+    try:
+        return _verdict(paired.measure(VERDICT_SIZE, build=deployed), best)
+    except RuntimeError as e:
+        print(f"  {VERDICT_SIZE:,} ops: no verdict: the pairs of runs failed: {e}")
+        return None
 
 
 def _verdict(pairs: paired.Pairs, best: dict[str, dict[int, Ratio]]) -> Ratio:

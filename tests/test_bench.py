@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.trace import run_source
-from bench import paired, sides
+from bench import builds, engine, paired, sides
 
 
 def test_torch_source_makes_the_opening_numbers_leaves_and_hooks_backward() -> None:
@@ -67,3 +67,46 @@ def test_pairs_median_quartiles_and_order() -> None:
     assert q1 < pairs.median < q3
     assert pairs.same_order()
     assert not paired.Pairs([1.0], {"order": "x"}, {"order": "y"}).same_order()
+
+
+def _verdict_with(monkeypatch: pytest.MonkeyPatch, best: dict[str, dict[int, engine.Ratio]],
+                  pairs: paired.Pairs | Exception) -> tuple[engine.Ratio | None, str]:
+    def measure(n: int, build: str | None = None) -> paired.Pairs:
+        if isinstance(pairs, Exception):
+            raise pairs
+        return pairs
+
+    monkeypatch.setattr(builds, "deployed", lambda: builds.PURE)
+    monkeypatch.setattr(paired, "measure", measure)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        verdict = engine._measure_verdict(best)
+    return verdict, out.getvalue()
+
+
+def test_verdict_is_the_median_of_the_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    best = {builds.PURE: {10_000: engine.Ratio(1.2)}}
+    same = {"order": "x"}
+    verdict, text = _verdict_with(monkeypatch, best, paired.Pairs([0.6, 0.7, 0.9], same, same))
+    assert verdict == engine.Ratio(0.7) and verdict.passes()
+    assert "median 0.70" in text and "best of all: 1.20 pure" in text
+    assert text.rstrip().endswith(": PASS")
+    slow = paired.Pairs([1.1, 1.3, 0.9], same, same)
+    verdict, text = _verdict_with(monkeypatch, best, slow)
+    assert verdict == engine.Ratio(1.1) and text.rstrip().endswith(": FAIL")
+    differ = paired.Pairs([0.5, 0.5, 0.5], same, {"order": "y"})
+    _, text = _verdict_with(monkeypatch, best, differ)
+    assert "FAIL: the two sides popped different orders" in text
+
+
+def test_verdict_fails_or_is_missing_when_the_lab_did_not_finish(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs = paired.Pairs([0.5, 0.5, 0.5], {"order": "x"}, {"order": "x"})
+    over = engine.Ratio(3.0, at_least=True)
+    verdict, text = _verdict_with(monkeypatch, {builds.PURE: {10_000: over}}, pairs)
+    assert verdict == over and not verdict.passes() and text.rstrip().endswith("FAIL")
+    verdict, text = _verdict_with(monkeypatch, {builds.PURE: {}}, pairs)
+    assert verdict is None and "no verdict" in text
+    verdict, text = _verdict_with(monkeypatch, {builds.PURE: {10_000: engine.Ratio(0.8)}},
+                                  RuntimeError("the lab child ended early (exit 1)"))
+    assert verdict is None and "no verdict: the pairs of runs failed" in text
