@@ -12,7 +12,7 @@ WORKDIR /src
 COPY pyproject.toml setup.py README.md ./
 RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" \
         > /tmp/requirements.txt \
- && pip install "mypy==2.4.1" "setuptools>=69" -r /tmp/requirements.txt
+ && pip install "mypy==2.4.1" "setuptools>=77" -r /tmp/requirements.txt
 COPY app ./app
 COPY engine ./engine
 RUN AUTOGRAD_LAB_COMPILE=1 pip wheel --no-deps --no-build-isolation --wheel-dir /wheels .
