@@ -72,18 +72,20 @@ def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) 
     sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
                          "value": encode_step(s.value), "text": texts.printed(s.value)}
                         for s in e.sent]
-    if e.grad_after is None and e.grad_before is None:     # only AccumulateGrad writes .grad
-        before = after = before_text = after_text = None
-    else:
-        before, after = encode_step(e.grad_before), encode_step(e.grad_after)
-        before_text, after_text = texts.printed(e.grad_before), texts.printed(e.grad_after)
-    return {
+    step: Step = {
         "name": e.name, "seq": texts.number(e.seq), "leaf": e.leaf,
         "node": texts.number(e.node),
         "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
         "dependencies": texts.by_id(e.dependencies), "ready": e.ready, "queue": e.queue,
-        "released": e.released, "grad_before": before, "grad_after": after,
-        "grad_before_text": before_text, "grad_after_text": after_text, "error": error}
+        "released": e.released}
+    if e.grad_before is not None or e.grad_after is not None:   # AccumulateGrad wrote .grad
+        step["grad_before"] = encode_step(e.grad_before)
+        step["grad_after"] = encode_step(e.grad_after)
+        step["grad_before_text"] = texts.printed(e.grad_before)
+        step["grad_after_text"] = texts.printed(e.grad_after)
+    if error is not None:
+        step["error"] = error
+    return step
 
 
 Piece = BaseModel | Graph | Step

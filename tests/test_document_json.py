@@ -66,3 +66,20 @@ def test_streamed_pieces_are_pydantics_json(source: str) -> None:
             adapter: TypeAdapter[Any] = TypeAdapter(Graph if kind == "graph" else Step)
             reference = adapter.dump_json(piece).decode()
         assert json.loads(document_json(piece)) == json.loads(reference), kind
+
+
+def test_steps_leave_out_the_fields_a_pop_does_not_have() -> None:
+    """Only an AccumulateGrad step writes .grad, and only the failing step has an error:
+    other steps leave those fields out (a fifth of a big trace's bytes were nulls)."""
+    source = "x = torch.tensor(2.0, requires_grad=True)\ny = x * x\ny.backward()\ny.backward()\n"
+    text, failed = trace_json(source)
+    first, second = json.loads(text)["passes"]
+    mul, accumulate = first["steps"]
+    write = ("grad_before", "grad_after", "grad_before_text", "grad_after_text")
+    assert mul["name"] == "MulBackward0" and mul["leaf"] is None
+    assert not set(write) & mul.keys() and "error" not in mul
+    assert accumulate["name"] == "AccumulateGrad" and "error" not in accumulate
+    assert [accumulate[k] for k in write] == [None, 4.0, None, "tensor(4.)"]
+    (raised,) = second["steps"]
+    assert failed and raised["error"]["type"] == "RuntimeError"
+    assert not set(write) & raised.keys()

@@ -125,7 +125,7 @@ function lastWrites(passes, upto) {
     for (const step of pass.steps) {
       k += 1;
       if (k > upto) return out;
-      if (step.leaf !== null && step.error === null) out[step.leaf] = step;
+      if (step.leaf !== null && !step.error) out[step.leaf] = step;
     }
   }
   return out;

@@ -64,7 +64,7 @@ def expected_final(trace: Trace) -> dict[str, str]:
     """Each leaf's .grad after the program, as the page prints it."""
     last: dict[str, Step] = {}
     for s in steps(trace):
-        if s["leaf"] and s["error"] is None:
+        if s["leaf"] and s.get("error") is None:
             last[s["leaf"]] = s
     out = {}
     for leaf, value in trace.grads.items():
@@ -216,7 +216,7 @@ def test_backward_again_retain_new_forward_and_zero_grad(page: Any, server_url: 
     go_end(page)
     assert again.error.message in str(page.locator("#detail").text_content())
     assert page.locator("svg#graph .node.error").count() == 1
-    failed = next(s for s in steps(again) if s["error"])
+    failed = next(s for s in steps(again) if s.get("error"))
     expect(page.locator("#note")).to_contain_text(f"stopped at {label(failed)}")
     assert final_grads(page) == expected_final(again) == {"b": "14", "w": "28"}
 
