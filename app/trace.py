@@ -175,7 +175,7 @@ def trace_json(source: str, limits: Limits = DEFAULT_LIMITS,
                include: Any = None) -> tuple[bytes, bool]:
     """Parse, run and trace one program and write its document: (the JSON as UTF-8, whether
     it reports an error). The CLI's and the API's way in; both send bytes on, so the JSON
-    is never decoded into a second copy (7 MB for a 10,000-op program). The document is
+    is never decoded into a second copy (6 MB for a 10,000-op program). The document is
     written and dropped before the collector resumes, so the collector never walks the
     objects a big trace is made of (see _GcPause)."""
     with quiet_floats(), GC_PAUSE:
