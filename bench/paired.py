@@ -62,6 +62,9 @@ class _Child:
         self._reply()                                   # {"ready": ...} after warming up
 
     def _reply(self) -> dict[str, Any]:
+        """The child's next line. The child writes one line per request and then waits, so
+        nothing is ever left in the pipe's buffer behind the line read here, where
+        `select` could not see it."""
         out = self.proc.stdout
         assert out is not None
         with selectors.DefaultSelector() as selector:
