@@ -70,7 +70,7 @@ class Step(TypedDict):
     """One ready-queue pop. `name`, `seq` and `leaf` are the contract's fields. The
     `grad_before`/`grad_after` fields (and their texts) are only on AccumulateGrad's steps,
     the ones that write `.grad`, and `error` only on a step that raised: on the others they
-    would be nulls, a fifth of a big trace's bytes."""
+    would be nulls, a seventh of a big trace's bytes."""
 
     name: str
     seq: int

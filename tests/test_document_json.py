@@ -70,7 +70,7 @@ def test_streamed_pieces_are_pydantics_json(source: str) -> None:
 
 def test_steps_leave_out_the_fields_a_pop_does_not_have() -> None:
     """Only an AccumulateGrad step writes .grad, and only the failing step has an error:
-    other steps leave those fields out (a fifth of a big trace's bytes were nulls)."""
+    other steps leave those fields out (a seventh of a big trace's bytes were nulls)."""
     source = "x = torch.tensor(2.0, requires_grad=True)\ny = x * x\ny.backward()\ny.backward()\n"
     text, failed = trace_json(source)
     first, second = json.loads(text)["passes"]
