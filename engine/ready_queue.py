@@ -59,7 +59,7 @@ class ReadyQueue(Generic[T]):
         label = item if label is None else label
         task = _Task(sequence_nr, item, label)
         self.heap.append(task)
-        _push_heap(self.heap, len(self.heap) - 1, 0, task)
+        _push_heap(self.heap, len(self.heap) - 1, task)
         if sequence_nr != UINT64_MAX:
             at = _insertion_point(self._ordinary, sequence_nr)
             self._ordinary.insert(at, sequence_nr)
@@ -102,10 +102,11 @@ def _insertion_point(ordered: list[int], key: int) -> int:
     return lo
 
 
-def _push_heap(heap: list[_Task[T]], hole: int, top: int, task: _Task[T]) -> None:
-    """`__push_heap`: move the hole up past every parent with a smaller key, fill it."""
+def _push_heap(heap: list[_Task[T]], hole: int, task: _Task[T]) -> None:
+    """`__push_heap` (its top index is always 0 here): move the hole up past every parent
+    with a smaller key, fill it."""
     parent = (hole - 1) // 2
-    while hole > top and heap[parent].sequence_nr < task.sequence_nr:
+    while hole > 0 and heap[parent].sequence_nr < task.sequence_nr:
         heap[hole] = heap[parent]
         hole = parent
         parent = (hole - 1) // 2
@@ -131,5 +132,5 @@ def _pop_heap(heap: list[_Task[T]]) -> _Task[T]:
             child = 2 * (child + 1)
             heap[hole] = heap[child - 1]
             hole = child - 1
-        _push_heap(heap, hole, 0, task)
+        _push_heap(heap, hole, task)
     return top
