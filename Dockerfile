@@ -22,12 +22,12 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 COPY --from=builder /wheels /tmp/wheels
 RUN pip install /tmp/wheels/*.whl && rm -rf /tmp/wheels && useradd --create-home lab
-# app/pages.py serves static/ and templates/ from beside the app package.
+# app/web/pages.py serves static/ and templates/ from beside the app package.
 COPY static /usr/local/lib/python3.11/site-packages/static
 COPY templates /usr/local/lib/python3.11/site-packages/templates
-RUN python -c "import app.pages, app.trace; \
-assert app.trace.__file__.endswith('.so'), app.trace.__file__; \
-assert (app.pages.STATIC / 'js' / 'app.js').is_file(), app.pages.STATIC"
+RUN python -c "import app.web.pages, app.trace.build; \
+assert app.trace.build.__file__.endswith('.so'), app.trace.__file__; \
+assert (app.web.pages.STATIC / 'js' / 'app.js').is_file(), app.web.pages.STATIC"
 USER lab
 
 EXPOSE 8000

@@ -69,7 +69,7 @@ HAVE_CC    = echo '\#include <Python.h>' | $(PY_CC) -x c -c -o /dev/null -I$(PY_
 
 compiled: $(COMPILED)/.stamp
 
-# Built aside and moved in whole, so a failed build leaves no half build. app/pages.py
+# Built aside and moved in whole, so a failed build leaves no half build. app/web/pages.py
 # finds static/ and templates/ beside the app package: links to the sources' own.
 $(COMPILED)/.stamp: setup.py pyproject.toml $(SOURCES) build/compiled.sources \
                     | $(VENV)/.installed-test

@@ -24,17 +24,12 @@ from setuptools import setup
 COMPILED = [
     "engine/*.py",
     "engine/functions/*.py",
-    "app/layout.py",
-    "app/messages.py",
-    "app/program.py",
-    "app/recipes.py",
-    "app/runner.py",
-    "app/shapes.py",
-    "app/source.py",
-    "app/trace.py",
-    "app/values.py",
-    # Pure Python, always: app/document.py (pydantic models; mypyc emits C for them that
-    # does not build), app/limits.py (app/settings.py reads its fields as class
+    "app/language/*.py",
+    "app/trace/build.py",
+    "app/trace/layout.py",
+    "app/trace/values.py",
+    # Pure Python, always: app/trace/document.py (pydantic models; mypyc emits C for them
+    # that does not build), app/limits.py (app/web/settings.py reads its fields as class
     # attributes), and the server and command-line modules (not hot).
 ]
 

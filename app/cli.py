@@ -53,8 +53,8 @@ def trace(args: argparse.Namespace) -> int:
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from app.main import create_app
-    from app.settings import Settings
+    from app.web.app import create_app
+    from app.web.settings import Settings
 
     settings = Settings(host=args.host, port=args.port)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port)

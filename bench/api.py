@@ -74,7 +74,7 @@ def server(log: IO[str]) -> Iterator[str]:
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+        [sys.executable, "-m", "uvicorn", "app.web.app:create_app", "--factory",
          "--host", HOST, "--port", str(port), "--workers", "1", "--log-level", "warning"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://{HOST}:{port}"

@@ -21,8 +21,8 @@ from typing import Any
 
 import uvicorn
 
-from app.main import create_app
 from app.presets import PRESETS
+from app.web.app import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -19,12 +19,12 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-import app.api
+import app.web.api
 from app.limits import Limits
-from app.main import create_app
 from app.presets import PRESETS
-from app.settings import Settings
 from app.trace import run_source, trace_events, trace_json
+from app.web.app import create_app
+from app.web.settings import Settings
 from tests.matching import ROOT
 
 PROGRAMS = {
@@ -245,7 +245,7 @@ def test_stream_is_flushed_one_event_at_a_time(monkeypatch: pytest.MonkeyPatch) 
             if kind == "step" and not held:
                 held.append(client_saw_first_step.wait(timeout=20))
 
-    monkeypatch.setattr(app.api, "trace_events", gated)
+    monkeypatch.setattr(app.web.api, "trace_events", gated)
     source = PROGRAMS["worked-example"]
     seen: list[str] = []
     with Server() as server, httpx.Client(base_url=server.url, timeout=30) as http, \
@@ -272,7 +272,7 @@ def test_server_answers_while_a_trace_runs(monkeypatch: pytest.MonkeyPatch) -> N
         release.wait(timeout=20)
         return trace_json(source, limits)
 
-    monkeypatch.setattr(app.api, "trace_json", slow)
+    monkeypatch.setattr(app.web.api, "trace_json", slow)
     with Server() as server, httpx.Client(base_url=server.url, timeout=30) as http:
         results: list[httpx.Response] = []
         busy = threading.Thread(target=lambda: results.append(

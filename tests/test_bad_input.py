@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
 from app.trace import run_source
+from app.web.app import create_app
 from tests.matching import ROOT
 
 LEAF = "a = 2.0\n"

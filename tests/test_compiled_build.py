@@ -19,9 +19,10 @@ pytestmark = pytest.mark.skipif(
 
 HOT = ["engine.graph_task", "engine.tensor", "engine.node", "engine.ready_queue",
        "engine.input_buffer", "engine.backward", "engine.printing",
-       "engine.functions.arithmetic", "app.source", "app.shapes", "app.recipes",
-       "app.program", "app.runner", "app.trace", "app.layout", "app.values"]
-PURE = ["app.document", "app.limits", "app.api", "app.cli"]
+       "engine.functions.arithmetic", "app.language.parse", "app.language.shapes",
+       "app.language.recipes", "app.language.program", "app.language.interpreter",
+       "app.trace.build", "app.trace.layout", "app.trace.values"]
+PURE = ["app.trace.document", "app.limits", "app.web.api", "app.cli"]
 
 
 def _file(name: str) -> str:

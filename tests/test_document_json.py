@@ -57,7 +57,7 @@ def test_orjson_writes_what_pydantic_writes_for_generated_programs(source: str) 
 def test_streamed_pieces_are_pydantics_json(source: str) -> None:
     from pydantic import BaseModel, TypeAdapter
 
-    from app.document import Graph, Step
+    from app.trace.document import Graph, Step
 
     for kind, piece in trace_events(source):
         if isinstance(piece, BaseModel):

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app import layout
 from app.presets import PRESETS
-from app.trace import Graph, GraphNode, run_source
+from app.trace import Graph, GraphNode, layout, run_source
 
 GEOMETRY = Path(__file__).resolve().parent.parent / "static" / "js" / "views" / "geometry.js"
 SAMPLES = 48

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.pages import STATIC, TEMPLATES, static_tree
+from app.web.app import create_app
+from app.web.pages import STATIC, TEMPLATES, static_tree
 
 FIRST_LOAD_BUDGET = 150_000
 
@@ -61,7 +61,7 @@ def test_hashed_files_are_immutable_and_others_revalidate(client: TestClient) ->
     assert old.status_code == 200 and old.headers["cache-control"] == "no-cache"
     assert client.get("/").headers["cache-control"] == "no-cache"
     assert client.get(f"/static/{version}/js/nope.js").status_code == 404
-    assert client.get(f"/static/{version}/../app/main.py").status_code == 404
+    assert client.get(f"/static/{version}/../app/web/app.py").status_code == 404
 
 
 def test_the_version_follows_the_content(tmp_path: Path) -> None:

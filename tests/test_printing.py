@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.values import Texts
+from app.trace.values import Texts
 from engine.printing import format_suffix, format_values
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the printing comparison "

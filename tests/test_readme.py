@@ -13,8 +13,8 @@ import pytest
 
 from app.cli import main as cli_main
 from app.limits import Limits
-from app.settings import Settings
 from app.trace import run_source
+from app.web.settings import Settings
 from tests.matching import ROOT, differences
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

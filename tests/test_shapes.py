@@ -1,4 +1,4 @@
-"""The fast parse (app/shapes.py) gives exactly what the full parse gives, and is taken.
+"""The fast parse (app/language/shapes.py) gives exactly what the full parse gives, and is taken.
 
 `parse(source, fast=True)` translates each distinct line shape once and leaves anything it
 is unsure of to the full parse. For every program the two must agree: the same Program
@@ -18,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import shapes
+from app.language import shapes
+from app.language.parse import SourceError, parse, translate_line
+from app.language.program import Program
 from app.limits import DEFAULT_LIMITS, Limits
 from app.presets import PRESETS
-from app.program import Program
-from app.source import SourceError, parse, translate_line
 from bench.programs import chain, limits_for, realistic
 from tests.matching import load_cases
 from tests.program_strategy import Draw, programs

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from app.values import Texts, printed
+from app.trace.values import Texts, printed
 
 SCALARS = [0.0, -0.0, 1.0, -2.0, 28.0, 0.52, -1.5e-15, 3.0e9, 1.0e-5, 123456.78,
            math.inf, -math.inf, math.nan]

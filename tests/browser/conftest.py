@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 import uvicorn
 
-from app.main import create_app
+from app.web.app import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -1,4 +1,4 @@
-// The graph's drawing geometry, shared by graph.js and checked against app/layout.py
+// The graph's drawing geometry, shared by graph.js and checked against app/trace/layout.py
 // by tests/test_layout.py: NODE_W / COL == NODE_WIDTH and NODE_H / ROW == NODE_HEIGHT.
 export const COL = 230;        // px per layout column (x)
 export const ROW = 140;        // px per layer
@@ -9,7 +9,7 @@ export const PAD = 28;
 export const TWIN = 16;        // px between the two edges of `a * a`
 
 /** The point at t of the edge from the bottom of (x1, layer1) to the top of (x2, layer2),
- * in px: a cubic Bezier leaving and entering vertically (app/layout.py: edge_point). */
+ * in px: a cubic Bezier leaving and entering vertically (app/trace/layout.py: edge_point). */
 export function edgeControls(x1, layer1, x2, layer2) {
   const y1 = layer1 * ROW + NODE_H / 2;
   const y2 = layer2 * ROW - NODE_H / 2;

@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request, Response
 
-from app import api, pages
-from app.settings import Settings
+from app.web import api, pages
+from app.web.settings import Settings
 
 # No inline script or style and no other host, on every response.
 CONTENT_SECURITY_POLICY = (

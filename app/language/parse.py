@@ -3,7 +3,7 @@
 Nothing the user typed is ever evaluated by Python: `ast.parse` only builds a tree, and
 every node of that tree is either translated into the lab's own `Program` or rejected
 with a message that says what to write instead, and where. Plain programs take a faster
-road to the same Program (`app.shapes`: each distinct line shape is parsed once), which
+road to the same Program (`app.language.shapes`: each distinct line shape is parsed once), which
 leaves every doubtful program, and so every error, to the full parse here.
 """
 
@@ -12,9 +12,8 @@ from __future__ import annotations
 import ast
 import threading
 
-from app.limits import DEFAULT_LIMITS, Limits
-from app.messages import expression_message, op_text, statement_message
-from app.program import (
+from app.language.messages import expression_message, op_text, statement_message
+from app.language.program import (
     Assign,
     Backward,
     BinOp,
@@ -31,7 +30,8 @@ from app.program import (
     UnaryOp,
     Var,
 )
-from app.shapes import parse_by_shapes
+from app.language.shapes import parse_by_shapes
+from app.limits import DEFAULT_LIMITS, Limits
 
 FUNCTIONS = ("tanh", "exp", "log", "sin", "cos", "sigmoid", "relu", "sqrt", "abs")
 REDUCTIONS = ("sum", "mean")
@@ -83,7 +83,7 @@ _PARSER_LOCK = threading.Lock()
 def parse(source: str, limits: Limits = DEFAULT_LIMITS, fast: bool = True) -> Program:
     """Parse and check a program; raises SourceError for anything outside the language.
 
-    `fast` first tries `app.shapes`, which translates each distinct line shape once and
+    `fast` first tries `app.language.shapes`, which translates each distinct line shape once and
     leaves anything it is not sure of to the full parse below: the result is the same.
     """
     _check_size(source, limits)
@@ -108,7 +108,7 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS, fast: bool = True) -> Pr
 
 def translate_line(text: str, opening: bool, limits: Limits) -> tuple[Statement, ...] | None:
     """A program of this one line, every name in it taken as defined: its statements (none
-    for `import torch`), or None if the lab rejects it. This is what `app.shapes` asks once
+    for `import torch`), or None if the lab rejects it. This is what `app.language.shapes` asks once
     per line shape, so the fast path and the full one share this module's whitelist."""
     try:
         with _PARSER_LOCK:

@@ -1,6 +1,6 @@
 """The trace document: the contract's fields (`passes`, `grads`, `error`) and the lab's
 details (each pass's graph and layout, each pop's gradients, counts and queue). How values
-are written in it is `app.values`."""
+are written in it is `app.trace.values`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Annotated, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from app.values import JSONValue
+from app.trace.values import JSONValue
 from engine import TORCH_VERSION
 
 

@@ -1,10 +1,10 @@
 """Recipes: a line shape's translation, fitted to the exact columns of one line mask.
 
-`app.shapes` has the whitelist translate a shape such as `n0 = n2 * 1.0` once. A recipe
+`app.language.shapes` has the whitelist translate a shape such as `n0 = n2 * 1.0` once. A recipe
 turns that translation into nested closures that build the statement of any line with a
 given mask (`v12 = v3 * 0.52`, `v47 = v8 * 0.31`, ...): every span becomes two constant
 columns, every name a slice of the line, every number a conversion of one (int() and
-float() read the literals `app.shapes` lets through exactly as Python does). Anything a
+float() read the literals `app.language.shapes` lets through exactly as Python does). Anything a
 recipe cannot map back onto the line raises `Unsure`, and the full parse takes over.
 """
 
@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.program import (
+from app.language.program import (
     Assign,
     Backward,
     BinOp,
@@ -40,7 +40,7 @@ class Token:
     end: int
 
     def __init__(self, kind: str, text: str, start: int, end: int) -> None:
-        # Spelled out: see app/program.py.
+        # Spelled out: see app/language/program.py.
         self.kind = kind
         self.text = text
         self.start = start

@@ -1,4 +1,4 @@
-"""The fast path of `app.source.parse`: Python parses each distinct line *shape* once.
+"""The fast path of `app.language.parse.parse`: Python parses each distinct line *shape* once.
 
 Nearly every line of a real program is a short statement that differs from many others
 only in its names and numbers: `v12 = v3 * v7` and `h = w * x` are both the shape
@@ -11,12 +11,12 @@ Two tables make most lines cost little more than building their statement:
   dict lookup finds the recipe (app/recipes.py) that builds the line's statement. (The
   one thing a digit changes is an integer with a leading 0: such a line is not taken.)
 - Only a new mask is split into tokens (one regex), and only a new shape is parsed and
-  translated, by the whitelist that `app.source` passes in: there is no second whitelist.
+  translated, by the whitelist that `app.language.parse` passes in: there is no second whitelist.
 
 It is a shortcut and nothing more. It takes only plain programs (ASCII, one statement per
 line, no indentation, the tokens of `_TOKEN`) and whenever it is not certain (a shape the
 whitelist rejects, a name used before it is defined, a huge integer) it returns None:
-`app.source` then parses the whole program the ordinary way, which words every error.
+`app.language.parse` then parses the whole program the ordinary way, which words every error.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import re
 from collections.abc import Callable
 from typing import Final, TypeVar
 
+from app.language.program import Program, Statement
+from app.language.recipes import NOTHING, Recipe, Shape, Token, Unsure, recipe_for
 from app.limits import Limits
-from app.program import Program, Statement
-from app.recipes import NOTHING, Recipe, Shape, Token, Unsure, recipe_for
 
 Translate = Callable[[str, bool], tuple[Statement, ...] | None]
-"""The whitelist for one line, from `app.source`: (shape text, still in the opening block of
+"""The whitelist for one line, from `app.language.parse`: (shape text, still in the opening block of
 leaf definitions?) -> its statements (none for `import torch`), or None if it is rejected."""
 
 # The tokens Python reads exactly the same way (ASCII, verbose). A number must not run into
@@ -81,7 +81,7 @@ def _remember(table: dict[_K, _V], key: _K, value: _V) -> None:
 
 
 def parse_by_shapes(source: str, limits: Limits, translate: Translate) -> Program | None:
-    """The Program `app.source` would make of this source, or None when not certain."""
+    """The Program `app.language.parse` would make of this source, or None when not certain."""
     if not source.isascii() or any(c in source for c in _LINE_BREAKS):
         return None
     lines = source.splitlines()

@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.staticfiles import PathLike
 from starlette.types import Scope
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
 TEMPLATES = ROOT / "templates"
 IMMUTABLE = "public, max-age=31536000, immutable"

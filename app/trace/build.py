@@ -17,7 +17,12 @@ import numpy as np
 import orjson
 from pydantic import BaseModel
 
-from app.document import (
+from app.language.interpreter import PassStarted, ProgramFinished, Runner
+from app.language.parse import SourceError, parse
+from app.language.program import Program
+from app.language.shapes import clear_cache as clear_shapes
+from app.limits import DEFAULT_LIMITS, Limits
+from app.trace.document import (
     Dependencies,
     ErrorInfo,
     Graph,
@@ -28,14 +33,9 @@ from app.document import (
     Step,
     Trace,
 )
-from app.layout import clear_cache as clear_layouts
-from app.layout import layout
-from app.limits import DEFAULT_LIMITS, Limits
-from app.program import Program
-from app.runner import PassStarted, ProgramFinished, Runner
-from app.shapes import clear_cache as clear_shapes
-from app.source import SourceError, parse
-from app.values import Texts, encode, encode_step
+from app.trace.layout import clear_cache as clear_layouts
+from app.trace.layout import layout
+from app.trace.values import Texts, encode, encode_step
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
 
 __all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "document_bytes",

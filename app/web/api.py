@@ -13,8 +13,8 @@ from starlette.concurrency import run_in_threadpool
 
 from app.limits import Limits
 from app.presets import PRESETS, Preset
-from app.settings import Settings
 from app.trace import Trace, TraceEvent, document_json, quiet_floats, trace_events, trace_json
+from app.web.settings import Settings
 
 router = APIRouter(prefix="/api", tags=["api"])
 

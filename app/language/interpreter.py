@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from app.limits import Limits
-from app.program import (
+from app.language.parse import SourceError
+from app.language.program import (
     Assign,
     Backward,
     BinOp,
@@ -32,7 +32,7 @@ from app.program import (
     UnaryOp,
     Var,
 )
-from app.source import SourceError
+from app.limits import Limits
 from engine import (
     AutogradContext,
     NodeLimitExceeded,

@@ -1,0 +1,1 @@
+"""The web app: `create_app(settings)`, its routes and the page shell."""
