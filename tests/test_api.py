@@ -80,13 +80,13 @@ def test_error_documents_come_with_200(client: TestClient) -> None:
     assert rejected.status_code == 200
     body = rejected.json()
     assert body["passes"] == [] and body["grads"] == {}
-    assert body["error"] == {"type": "UnsupportedError", "line": 2, "col": 1,
+    assert body["error"] == {"kind": "rejected", "type": "UnsupportedError", "line": 2, "col": 1,
                              "end_line": 3, "end_col": 14,
                              "message": body["error"]["message"]}
     failing = client.post("/api/trace", json={"source": PROGRAMS["second-backward-error"]})
     assert failing.status_code == 200
     body = failing.json()
-    assert body["error"]["type"] == "RuntimeError"
+    assert body["error"]["type"] == "RuntimeError" and body["error"]["kind"] == "backward"
     assert body["error"]["message"].startswith("Trying to backward through the graph")
     assert len(body["passes"]) == 2 and body["grads"] == {"w": 24.0}   # Pow failed first
 
@@ -303,3 +303,17 @@ def test_repeated_programs_are_answered_from_the_trace_cache() -> None:
         other = c.post("/api/trace", json={"source": source + "# another program\n"}).text
     assert json.loads(other)["grads"] == json.loads(first)["grads"] == \
         run_source(source).model_dump()["grads"]
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    ("x = torch.tensor(3, requires_grad=True)\n", "forward"),
+    ("v = torch.tensor([1.0, 2.0], requires_grad=True)\n(v * 2).backward()\n", "backward"),
+    ("a = 2.0\ny = a * a\ny.backward()\ny.backward()\n", "backward"),
+    ("y = foo(\n", "rejected"),
+    ("a = 2.0\nb = a * 2 ** 300\n", "limit"),
+])
+def test_errors_say_where_the_program_stopped(client: TestClient, source: str,
+                                               kind: str) -> None:
+    """The page words an error by its kind, never by matching PyTorch's message."""
+    error = client.post("/api/trace", json={"source": source}).json()["error"]
+    assert error["kind"] == kind, error

@@ -65,6 +65,7 @@ class PassStarted:
 class ProgramError:
     """Why the program stopped: PyTorch's exception, or a limit of the lab."""
 
+    kind: str               # "rejected", "forward", "backward" or "limit" (ErrorInfo.kind)
     type: str
     message: str
     line: int
@@ -104,6 +105,7 @@ class Runner:
         self.names: dict[str, Value] = {}
         self.leaves: list[Tensor] = []
         self.passes = 0
+        self.in_backward = False      # inside a backward() call: its errors are "backward"
 
     def run(self) -> Iterator[RunEvent]:
         """Every event of the program, ending with ProgramFinished."""
@@ -116,19 +118,22 @@ class Runner:
                 statement = None
                 yield from self.implicit_backward()
         except TorchError as e:
-            error = self._error(e.type_name, e.message, statement)
+            kind = "backward" if self.in_backward else "forward"
+            error = self._error(kind, e.type_name, e.message, statement)
         except (NodeLimitExceeded, TensorTooLarge) as limit:
-            error = self._error("UnsupportedError", f"{limit}: the lab's limit keeps every "
-                                "program quick for everyone", statement)
+            error = self._error("limit", "UnsupportedError", f"{limit}: the lab's limit keeps "
+                                "every program quick for everyone", statement)
         except SourceError as s:
-            error = ProgramError(s.type, s.message, s.line, s.col, s.end_line, s.end_col)
+            error = ProgramError("limit" if s.limit else "rejected", s.type, s.message, s.line,
+                                 s.col, s.end_line, s.end_col)
         grads = {leaf.name: (None if leaf.grad is None else leaf.grad.data)
                  for leaf in self.leaves if leaf.name is not None}
         yield ProgramFinished(grads, error)
 
-    def _error(self, type_: str, message: str, statement: Statement | None) -> ProgramError:
+    def _error(self, kind: str, type_: str, message: str,
+               statement: Statement | None) -> ProgramError:
         span = statement.span if statement is not None else self._last_line()
-        return ProgramError(type_, message, span.line, span.col, span.end_line, span.end_col)
+        return ProgramError(kind, type_, message, span.line, span.col, span.end_line, span.end_col)
 
     def _last_line(self) -> Span:
         last = self.program.statements[-1].span
@@ -177,6 +182,7 @@ class Runner:
 
     def _engine(self, output_name: str, span: Span, output: Value, gradient: Value,
                 retain: Value, create: Value) -> Iterator[RunEvent]:
+        self.in_backward = True
         for event in backward(output, gradient, retain, create):
             if isinstance(event, GraphRecorded):
                 keep = bool(create) if retain is None else bool(retain)
@@ -184,6 +190,7 @@ class Runner:
                                   bool(create))
                 self.passes += 1
             yield event
+        self.in_backward = False
 
     # -- expressions -----------------------------------------------------------------
     def evaluate(self, expr: Expr) -> Value:
@@ -221,7 +228,7 @@ class Runner:
                 and right > 0 and abs(left) > 1 and right * math.log2(abs(left)) > bits):
             raise SourceError("UnsupportedError", f"this power is larger than {bits}-bit "
                               "numbers, the most the lab computes", expr.span.line,
-                              expr.span.col)
+                              expr.span.col, limit=True)
         try:
             result = _BINARY[expr.op](left, right)
         except ArithmeticError as e:       # ZeroDivisionError, OverflowError
@@ -231,7 +238,8 @@ class Runner:
                               "does not support", expr.span.line, expr.span.col)
         if isinstance(result, int) and result.bit_length() > bits:
             raise SourceError("UnsupportedError", f"this number is larger than {bits} bits, "
-                              "the most the lab computes", expr.span.line, expr.span.col)
+                              "the most the lab computes", expr.span.line, expr.span.col,
+                              limit=True)
         return result
 
     def call(self, expr: Call) -> Value:
@@ -258,7 +266,7 @@ class Runner:
         if _count(data) > self.limits.max_elements:
             raise SourceError("UnsupportedError", f"a tensor may have at most "
                               f"{self.limits.max_elements} elements here", expr.span.line,
-                              expr.span.col)
+                              expr.span.col, limit=True)
         return tensor(data, self.ctx, requires_grad=requires_grad)
 
 

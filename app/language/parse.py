@@ -46,8 +46,10 @@ class SourceError(Exception):
     A plain class, not a dataclass: mypyc cannot make a dataclass of an Exception."""
 
     def __init__(self, type: str, message: str, line: int, col: int,
-                 end_line: int | None = None, end_col: int | None = None) -> None:
+                 end_line: int | None = None, end_col: int | None = None,
+                 limit: bool = False) -> None:
         super().__init__(type, message, line, col, end_line, end_col)
+        self.limit = limit                # one of the lab's limits, not a rejected construct
         self.type = type
         self.message = message
         self.line = line
@@ -102,7 +104,7 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS, fast: bool = True) -> Pr
         line, col = _too_deep(source)
         raise SourceError("UnsupportedError", f"this expression is nested more than "
                           f"{limits.max_depth} levels deep: split it into several lines",
-                          line, col) from None
+                          line, col, limit=True) from None
     return _Translator(source, limits).program(tree)
 
 
@@ -144,7 +146,7 @@ def _check_size(source: str, limits: Limits) -> None:
     size = len(source.encode("utf-8", errors="replace"))
     if size > limits.max_source_bytes:
         raise SourceError("UnsupportedError", f"the program is {size} bytes long; the lab "
-                          f"accepts at most {limits.max_source_bytes}", 1, 1)
+                          f"accepts at most {limits.max_source_bytes}", 1, 1, limit=True)
     if "\0" in source:
         before = source[: source.index("\0")]
         raise SourceError("SyntaxError", "the program contains a NUL byte (\\0)",
@@ -152,7 +154,8 @@ def _check_size(source: str, limits: Limits) -> None:
     lines = len(source.splitlines())          # a final newline ends a line, adds none
     if lines > limits.max_lines:
         raise SourceError("UnsupportedError", f"the program has {lines} lines; the lab "
-                          f"accepts at most {limits.max_lines}", limits.max_lines + 1, 1)
+                          f"accepts at most {limits.max_lines}", limits.max_lines + 1, 1,
+                          limit=True)
     if not source.strip():
         raise SourceError("UnsupportedError", "the program is empty: define a leaf such as "
                           "`w = 3.0` and compute something from it", 1, 1)

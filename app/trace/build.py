@@ -67,7 +67,7 @@ def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) 
     """One pop as the document shows it (see Note [Trusted construction]). An error
     points at the backward() call whose pass it ended."""
     error = None if e.error is None else ErrorInfo(
-        type=e.error.type_name, message=e.error.message,
+        kind="backward", type=e.error.type_name, message=e.error.message,
         line=started.line if started else None, col=started.col if started else None)
     sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
                          "value": encode_step(s.value), "text": texts.printed(s.value)}
@@ -98,7 +98,8 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
     try:
         program = parse(source, limits)
     except SourceError as e:
-        yield "done", Trace(error=ErrorInfo(type=e.type, message=e.message, line=e.line,
+        yield "done", Trace(error=ErrorInfo(kind="limit" if e.limit else "rejected",
+                                            type=e.type, message=e.message, line=e.line,
                                             col=e.col, end_line=e.end_line,
                                             end_col=e.end_col))
         return
@@ -107,7 +108,7 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
     except Exception as bug:   # a bug of the lab's: report it, keep serving everyone else
         logger.exception("internal error while tracing")
         yield "done", Trace(error=ErrorInfo(
-            type="InternalError", message=f"the lab failed on this program "
+            kind="internal", type="InternalError", message=f"the lab failed on this program "
             f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program"))
 
 
@@ -130,8 +131,8 @@ def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
             yield "done", Trace(
                 grads={name: encode(v) for name, v in event.grads.items()},
                 error=None if error is None else ErrorInfo(
-                    type=error.type, message=error.message, line=error.line, col=error.col,
-                    end_line=error.end_line, end_col=error.end_col))
+                    kind=error.kind, type=error.type, message=error.message,
+                    line=error.line, col=error.col, end_line=error.end_line, end_col=error.end_col))
 
 
 def collect(events: Iterator[TraceEvent]) -> Trace:

@@ -5,7 +5,7 @@ are written in it is `app.trace.values`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, NotRequired
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
@@ -13,8 +13,17 @@ from typing_extensions import TypedDict  # pydantic needs this one before Python
 from app.trace.values import JSONValue
 from engine import TORCH_VERSION
 
+ErrorKind = Literal["rejected", "forward", "backward", "limit", "internal"]
+
 
 class ErrorInfo(BaseModel):
+    """Why a program stopped. `kind` says where, so that no reader need match messages:
+    `rejected` (the lab refused the text before running it), `forward` (PyTorch raised
+    outside any backward call), `backward` (PyTorch raised in a backward() or
+    autograd.grad() call, before or inside the engine), `limit` (one of the lab's
+    limits), `internal` (a bug of the lab's)."""
+
+    kind: ErrorKind = Field("forward", description="where the program stopped")
     type: str = Field(description="RuntimeError, TypeError, ... or SyntaxError/UnsupportedError")
     message: str = Field(description="PyTorch's message word for word, or the lab's")
     line: int | None = Field(None, description="1-based line of the statement or text")
