@@ -207,7 +207,8 @@ class _Translator:
             raise SourceError("UnsupportedError", "the program has no statements: define a "
                               "leaf such as `w = 3.0` and compute something from it", 1, 1)
         implicit = None if has_backward else last_assigned
-        return Program(tuple(statements), implicit, self.source.splitlines())
+        imports = any(isinstance(stmt, ast.Import) for stmt in tree.body)
+        return Program(tuple(statements), implicit, self.source.splitlines(), imports)
 
     # -- statements ------------------------------------------------------------------
     def _import(self, stmt: ast.Import) -> None:

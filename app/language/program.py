@@ -184,3 +184,4 @@ class Program:
     statements: tuple[Statement, ...]
     implicit_output: str | None = None   # no backward() in the text: the last assigned name
     lines: list[str] = field(default_factory=list)
+    imports_torch: bool = False          # plain PyTorch (CONTRACT §1), not the shorthand

@@ -126,7 +126,8 @@ def parse_by_shapes(source: str, limits: Limits, translate: Translate) -> Progra
                 recipes, opening = tables.body, False
     if not statements:
         return None
-    return Program(tuple(statements), None if has_backward else last_assigned, lines)
+    imports = any(line.startswith("import") for line in lines)
+    return Program(tuple(statements), None if has_backward else last_assigned, lines, imports)
 
 
 def _learn(tables: _Tables, line: str, opening: bool, translate: Translate) -> Recipe | None:

@@ -17,9 +17,10 @@ import numpy as np
 import orjson
 from pydantic import BaseModel
 
+from app.language.export import ShorthandLeaf, as_pytorch, leaf_expansion
 from app.language.interpreter import PassStarted, ProgramFinished, Runner
 from app.language.parse import SourceError, parse
-from app.language.program import Program
+from app.language.program import Assign, Num, Program
 from app.language.shapes import clear_cache as clear_shapes
 from app.limits import DEFAULT_LIMITS, Limits
 from app.trace.document import (
@@ -28,8 +29,10 @@ from app.trace.document import (
     Graph,
     GraphNode,
     Pass,
+    ProgramInfo,
     SavedValue,
     Sent,
+    Shorthand,
     Step,
     Trace,
 )
@@ -104,7 +107,7 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
                                             end_col=e.end_col))
         return
     try:
-        yield from _run_events(program, limits)
+        yield from _run_events(program, limits, source)
     except Exception as bug:   # a bug of the lab's: report it, keep serving everyone else
         logger.exception("internal error while tracing")
         yield "done", Trace(error=ErrorInfo(
@@ -112,7 +115,25 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Trace
             f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program"))
 
 
-def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
+def _shorthand(program: Program) -> list[ShorthandLeaf]:
+    return [ShorthandLeaf(s.name, s.span.line, s.span.col, s.span.end_line, s.span.end_col,
+                          leaf_expansion(s.value.value))
+            for s in program.statements
+            if isinstance(s, Assign) and s.leaf_shorthand and isinstance(s.value, Num)]
+
+
+def _program_info(source: str, program: Program, leaves: list[str]) -> ProgramInfo:
+    shorthand = _shorthand(program)
+    plain = program.imports_torch
+    return ProgramInfo(
+        kind="plain" if plain else "shorthand",
+        shorthand=[Shorthand(name=s.name, line=s.line, col=s.col, end_line=s.end_line,
+                             end_col=s.end_col, expanded=s.expanded) for s in shorthand],
+        implicit_output=program.implicit_output,
+        as_pytorch=as_pytorch(source, shorthand, program.implicit_output, leaves))
+
+
+def _run_events(program: Program, limits: Limits, source: str) -> Iterator[TraceEvent]:
     started: PassStarted | None = None
     texts = Texts()
     for event in Runner(program, limits).run():
@@ -129,6 +150,7 @@ def _run_events(program: Program, limits: Limits) -> Iterator[TraceEvent]:
         elif isinstance(event, ProgramFinished):
             error = event.error
             yield "done", Trace(
+                program=_program_info(source, program, list(event.grads)),
                 grads={name: encode(v) for name, v in event.grads.items()},
                 error=None if error is None else ErrorInfo(
                     kind=error.kind, type=error.type, message=error.message,

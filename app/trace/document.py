@@ -109,6 +109,32 @@ class Pass(BaseModel):
     steps: list[Step] = []
 
 
+class Shorthand(BaseModel):
+    """Where the lab's leaf shorthand acts: `w = 3.0` on this line means `expanded`."""
+
+    name: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int = Field(description="1-based column just past the statement's end")
+    expanded: str = Field(description="`torch.tensor(3.0, requires_grad=True)`")
+
+
+class ProgramInfo(BaseModel):
+    """What kind of program ran (CONTRACT §1) and the program as plain PyTorch."""
+
+    kind: Literal["plain", "shorthand"] = Field(
+        description="plain: imports torch and runs as written; shorthand: the lab's "
+                    "conveniences apply")
+    shorthand: list[Shorthand] = []
+    implicit_output: str | None = Field(
+        None, description="the variable the lab called backward() on, when the program "
+                          "calls none itself")
+    as_pytorch: str = Field(description="a runnable script: imports, the shorthand "
+                                        "expanded, the implicit backward() written out, "
+                                        "and a print of every leaf's .grad")
+
+
 class Trace(BaseModel):
     """The contract's document (`passes`, `grads`, `error`) with the lab's details."""
 
@@ -116,6 +142,7 @@ class Trace(BaseModel):
     passes: list[Pass] = []
     grads: dict[str, JSONValue] = {}
     error: ErrorInfo | None = None
+    program: ProgramInfo | None = Field(None, description="null for a rejected program")
 
 
 class Dependencies(BaseModel):
