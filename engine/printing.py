@@ -1,8 +1,12 @@
-"""Tensors printed as PyTorch prints them: `tensor(28.)`, `tensor([1.0000e-05, 2.0000e+00])`.
+"""Tensors printed as PyTorch 2.13 prints them: `tensor(28.)`, `tensor([ True, False])`,
+`tensor([1.0000e-05, 2.0000e+00], dtype=torch.float64, requires_grad=True)`.
 
-A port of torch/_tensor_str.py's `_Formatter` for the dtypes and sizes the lab has:
-integer-valued floats print as `28.`, others with 4 decimals, and scientific notation
-when the values span more than 1000x or leave [1e-4, 1e8].
+A port of torch/_tensor_str.py with its default print options, for dense CPU tensors of
+any real dtype numpy holds (the lab has float32, float64, int64 and bool): `_Formatter`
+picks one notation and one width for all values (integer-valued floats as `28.`, others
+with 4 decimals, scientific when the finite non-zero values span more than 1000x or leave
+[1e-4, 1e8]); tensors of more than 1000 elements are summarised with `...`; rows wrap at
+80 columns; suffixes follow `_str_intern`'s order and wrap as `_add_suffixes` does.
 """
 
 from __future__ import annotations
@@ -13,35 +17,47 @@ from typing import Any, Final
 import numpy as np
 
 PRECISION: Final = 4
+THRESHOLD: Final = 1000      # more elements than this are summarised with "..."
+EDGE_ITEMS: Final = 3
+LINE_WIDTH: Final = 80
+PREFIX: Final = "tensor("
+# `has_default_dtype`: dtypes whose values show their type (float32 is the default dtype).
+_UNNAMED_DTYPES: Final = frozenset({"float32", "int64", "bool"})
+_FLOAT32_SCALAR: Final = np.float32     # a Final: the compiled build keeps it in a C static
 
 
 class _Formatter:
+    """`_Formatter`: one notation and one width for every value of a tensor (its summary,
+    when summarised). Floats decide by their finite non-zero values only."""
+
     def __init__(self, values: np.ndarray) -> None:
         self.floating = values.dtype.kind == "f"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
-        flat = [float(v) if self.floating else int(v) for v in values.reshape(-1)]
-        if not self.floating:
+        flat = values.reshape(-1).tolist()     # Python ints, bools, floats (doubles)
+        if not self.floating:           # ints and bools: as str() writes them
             self.max_width = max([len(str(v)) for v in flat] + [1])
             return
-        finite = [v for v in flat if math.isfinite(v) and v != 0]
+        # (isinf and isnan, not isfinite: the compiled build has those two built in)
+        finite = [v for v in flat if v != 0 and not (math.isinf(v) or math.isnan(v))]
         if not finite:
             return
-        lo, hi = min(abs(v) for v in finite), max(abs(v) for v in finite)
+        lo, hi = min(map(abs, finite)), max(map(abs, finite))  # in double: `tensor_totype`
         self.int_mode = all(v == math.ceil(v) for v in finite)
-        if self.int_mode:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
-            texts = ([f"{v:.{PRECISION}e}" for v in finite] if self.sci_mode
-                     else [f"{v:.0f}." for v in finite])
+        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        if self.sci_mode:
+            texts = [f"{v:.{PRECISION}e}" for v in finite]
+        elif self.int_mode:             # the "." that int_mode appends is one more
+            texts = [f"{v:.0f}." for v in finite]
         else:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
-            texts = [f"{v:.{PRECISION}{'e' if self.sci_mode else 'f'}}" for v in finite]
-        self.max_width = max(len(t) for t in texts)
+            texts = [f"{v:.{PRECISION}f}" for v in finite]
+        self.max_width = max(map(len, texts))
 
     def format(self, value: Any) -> str:
+        """One value (a Python or numpy scalar), right-aligned to the common width."""
         if not self.floating:
-            text = str(int(value))
+            text = str(value)
         else:
             v = float(value)
             if self.sci_mode:
@@ -53,17 +69,54 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
-THRESHOLD: Final = 1000      # more elements than this are summarised with "..."
-EDGE_ITEMS: Final = 3
-LINE_WIDTH: Final = 80
+def tensor_repr(values: Any, *, grad_fn: str | None = None, requires_grad: bool = False,
+                parameter: bool = False) -> str:
+    """`repr(t)` of a tensor with these values: `_str_intern` for a dense CPU tensor.
+
+    Empty tensors print `[]`, then `size=` unless 1-d and `dtype=` unless float32 (no
+    value shows the type); others print `dtype=` unless float32, int64 or bool. Then
+    `grad_fn=<Name>` for a non-leaf, else `requires_grad=True` if set; an
+    `nn.Parameter` prints `Parameter containing:` on a line of its own above it."""
+    array = np.asarray(values)
+    dtype = array.dtype.name
+    suffixes = []
+    if array.size == 0:
+        if array.ndim != 1:
+            suffixes.append(f"size={array.shape}")
+        if dtype != "float32":
+            suffixes.append(f"dtype=torch.{dtype}")
+        body = "[]"
+    else:
+        if dtype not in _UNNAMED_DTYPES:
+            suffixes.append(f"dtype=torch.{dtype}")
+        body = format_values(values, len(PREFIX))
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    text = _add_suffixes(PREFIX + body, suffixes, len(PREFIX))
+    return "Parameter containing:\n" + text if parameter else text
 
 
-def format_values(data: Any, indent: int = 7) -> str:
-    """The bracketed body PyTorch prints for these values (without `tensor(` ... `)`)."""
-    if type(data) is np.float32:
+def format_tensor(t: Any, *, suffixes: bool = True) -> str:
+    """`repr(t)` of an engine tensor, read duck-typed (`data`, `grad_fn.name`,
+    `requires_grad`, `is_parameter`); `suffixes=False` leaves out the autograd ones."""
+    if not suffixes:
+        return tensor_repr(t.data)
+    return tensor_repr(t.data, grad_fn=None if t.grad_fn is None else t.grad_fn.name,
+                       requires_grad=t.requires_grad,
+                       parameter=bool(getattr(t, "is_parameter", False)))
+
+
+def format_values(data: Any, indent: int = len(PREFIX)) -> str:
+    """`_tensor_str`: the bracketed body PyTorch prints for these values (without
+    `tensor(` ... `)`), its rows indented to follow a prefix of `indent` characters."""
+    if type(data) is _FLOAT32_SCALAR:
         return format_scalar(float(data))
     values = np.asarray(data)
     if values.ndim == 0:
+        if values.dtype.kind == "f":    # one value: its own formatter is format_scalar's
+            return format_scalar(float(values))
         return _Formatter(values).format(values[()])
     if values.size == 0:
         return "[]"
@@ -73,8 +126,9 @@ def format_values(data: Any, indent: int = 7) -> str:
 
 
 def format_suffix(data: Any) -> str:
-    """`size=(2, 0)` for empty tensors that are not 1-d, as PyTorch adds it."""
-    if type(data) is np.float32:
+    """`, size=(2, 0)` for empty tensors that are not 1-d, as PyTorch adds it (only that:
+    `tensor_repr` writes every suffix)."""
+    if type(data) is _FLOAT32_SCALAR:
         return ""
     shape = np.shape(data)
     return f", size={shape}" if np.size(data) == 0 and len(shape) != 1 else ""
@@ -151,25 +205,19 @@ def _rounded(y: float, margin: float) -> int:
 def _summarized(values: np.ndarray) -> np.ndarray:
     """`get_summarized_data`: the first and last EDGE_ITEMS along every dimension."""
     for axis in range(values.ndim):
-        if values.shape[axis] > 2 * EDGE_ITEMS:
-            keep = list(range(EDGE_ITEMS)) + list(range(values.shape[axis] - EDGE_ITEMS,
-                                                        values.shape[axis]))
+        size = values.shape[axis]
+        if size > 2 * EDGE_ITEMS:
+            keep = [*range(EDGE_ITEMS), *range(size - EDGE_ITEMS, size)]
             values = np.take(values, keep, axis=axis)
     return values
 
 
 def _nested(values: np.ndarray, formatter: _Formatter, indent: int, summarize: bool) -> str:
-    """`_tensor_str_with_formatter`: rows of rows, 1-d rows wrapped at 80 columns."""
+    """`_tensor_str_with_formatter`: rows of rows, blank lines between blocks of rows."""
     long = summarize and values.shape[0] > 2 * EDGE_ITEMS
     if values.ndim == 1:
-        if long:
-            items = [*map(formatter.format, values[:EDGE_ITEMS]), " ...",
-                     *map(formatter.format, values[-EDGE_ITEMS:])]
-        else:
-            items = [formatter.format(v) for v in values]
-        per_line = max(1, (LINE_WIDTH - indent) // (formatter.max_width + 2))
-        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
-        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+        return _vector(values, formatter, indent, long)
+
     def row(v: np.ndarray) -> str:
         return _nested(v, formatter, indent + 1, summarize)
 
@@ -181,12 +229,29 @@ def _nested(values: np.ndarray, formatter: _Formatter, indent: int, summarize: b
     return "[" + separator.join(rows) + "]"
 
 
-def format_tensor(t: Any, *, suffixes: bool = True) -> str:
-    """`repr(t)`: values, then `requires_grad=True` for a leaf or `grad_fn=<...>`."""
-    text = "tensor(" + format_values(t.data) + format_suffix(t.data)
-    if suffixes:
-        if t.grad_fn is not None:
-            text += f", grad_fn=<{t.grad_fn.name}>"
-        elif t.requires_grad:
-            text += ", requires_grad=True"
-    return text + ")"
+def _vector(values: np.ndarray, formatter: _Formatter, indent: int, long: bool) -> str:
+    """`_vector_str`: one row, wrapped after as many values as fit in LINE_WIDTH."""
+    if long:
+        items = [*map(formatter.format, values[:EDGE_ITEMS].tolist()), " ...",
+                 *map(formatter.format, values[-EDGE_ITEMS:].tolist())]
+    else:
+        items = [formatter.format(v) for v in values.tolist()]
+    per_line = max(1, (LINE_WIDTH - indent) // (formatter.max_width + 2))
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """`_add_suffixes`: `, suffix` after the values, or on a new line (indented) where it
+    would pass LINE_WIDTH. (PyTorch counts the last line one character long: kept.)"""
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > LINE_WIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
