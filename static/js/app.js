@@ -3,6 +3,7 @@
 // and the URL together.
 
 import * as api from './api.js';
+import { wireGestures, zoomStep } from './gestures.js';
 import { createPlayer } from './player.js';
 import * as programs from './programs.js';
 import { THEMES, initialState, reduce, shownStep, timeline } from './store.js';
@@ -13,8 +14,10 @@ import * as editor from './views/editor.js';
 import * as errorView from './views/error.js';
 import * as graph from './views/graph.js';
 import * as leaves from './views/leaves.js';
+import * as minimap from './views/minimap.js';
 import * as narration from './views/narration.js';
 import * as presets from './views/presets.js';
+import * as programView from './views/program.js';
 import * as queue from './views/queue.js';
 
 const $ = (id) => document.getElementById(id);
@@ -44,11 +47,13 @@ function paint() {
   presets.render($('preset'), $('goal'), state);
   editor.render($('editor'), state);
   errorView.render($('error'), state);
+  programView.render($('program-kind'), $('copy-pytorch'), state);
   narration.render(document.querySelector('.narration'), state);
   graph.render($('graph-wrap'), state);
+  minimap.render($('minimap'), state);
   controls.render(document.querySelector('.controls'), state);
   queue.render($('queue'), state);
-  leaves.render($('leaves'), state);
+  leaves.render($('leaves'), $('leaves-more'), state);
   again.render(document.querySelector('.again'), state);
   const said = status();
   if ($('status').textContent !== said) $('status').textContent = said;
@@ -58,10 +63,10 @@ function paint() {
   // Each redraw's cost, for profiling (bench/page.py); old entries are dropped.
   if (performance.getEntriesByName('paint').length > 500) performance.clearMeasures('paint');
   performance.measure('paint', { start: started });
-  if (waitingForFirstStep && shownStep(state) >= 1) {
+  if (waitingForFirstStep && state.run.passes[0]?.graph) {
     waitingForFirstStep = false;
-    performance.mark('first-step');
-    performance.measure('run-to-first-step', 'run-pressed', 'first-step');
+    performance.mark('first-frame');
+    performance.measure('run-to-first-frame', 'run-pressed', 'first-frame');
   }
 }
 
@@ -81,6 +86,14 @@ function writeUrl() {
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
+const NOTHING_RAN = {
+  rejected: 'Not run: the lab refused the text.',
+  forward: 'PyTorch raised in the forward pass: nothing ran backward.',
+  backward: 'backward() raised before any pop.',
+  limit: 'Stopped at a lab limit: nothing ran backward.',
+  internal: 'The lab failed: nothing ran backward.',
+};
+
 function status() {
   const run = state.run;
   if (run.status === 'running') return 'Running…';
@@ -88,14 +101,14 @@ function status() {
   if (run.status !== 'done') return '';
   const pops = timeline(run).pops;
   if (run.source !== state.program) return 'Edited: press Run to trace the new text.';
-  if (!run.passes.length && run.error) return `${run.error.type}: nothing ran backward.`;
+  if (!run.passes.length && run.error) return NOTHING_RAN[run.error.kind] ?? NOTHING_RAN.internal;
   return `${pops} ${pops === 1 ? 'pop' : 'pops'} in ${run.passes.length} backward ${run.passes.length === 1 ? 'call' : 'calls'}`;
 }
 
 // -- running a program ----------------------------------------------------------------------
 
-/** Send the program to the server and fold its events in as they stream. `play` starts
- * the animation at the first step as soon as it arrives. */
+/** Send the program to the server and fold its events in as they stream. `play` plays
+ * from step 0, the frame that explains the dependency counts. */
 async function run({ step = 0, play = false, note = null } = {}) {
   if (stream) stream.abort();
   const controller = new AbortController();
@@ -107,10 +120,6 @@ async function run({ step = 0, play = false, note = null } = {}) {
     await api.streamTrace(source, (kind, data) => {
       if (controller.signal.aborted) return;
       dispatch({ type: 'event', kind, data });
-      if (play && kind === 'step' && state.step === 0) {
-        dispatch({ type: 'step', step: 1 });
-        player.restart();
-      }
       if (kind === 'done') dispatch({ type: 'step', step: state.step });
     }, controller.signal);
   } catch (err) {
@@ -162,8 +171,13 @@ function wire() {
   $('run').addEventListener('click', pressRun);
   $('preset').addEventListener('change', (event) => {
     const preset = state.presets.find((p) => p.id === event.target.value);
-    if (preset) rewrite(preset.source, null);
+    if (!preset) return;
+    dispatch({ type: 'settings', settings: { retain: false } });
+    rewrite(preset.source, null);
   });
+  $('copy-pytorch').addEventListener('click', copyPytorch);
+  $('leaves-more').addEventListener('click', () => dispatch({ type: 'ui', ui: { leavesOpen: !state.ui.leavesOpen } }));
+  wireGestures($('graph-wrap'), dispatch);
   $('first').addEventListener('click', () => { dispatch({ type: 'playing', playing: false }); go(0); });
   $('back').addEventListener('click', () => move(-1));
   $('forward-step').addEventListener('click', () => move(1));
@@ -196,6 +210,10 @@ function wire() {
   $('forward').addEventListener('click', () => rewrite(programs.newForward(state.program), 'forward'));
   $('zero').addEventListener('click', () => rewrite(programs.zeroGrad(state.program, Object.keys(state.run.grads)), 'zero'));
   document.addEventListener('keydown', onKey);
+  document.addEventListener('keyup', (event) => {
+    // A focused button clicks on Space's keyup: Space was play/pause already.
+    if (event.key === ' ' && !typing(event.target) && event.target.type !== 'checkbox') event.preventDefault();
+  });
   window.addEventListener('hashchange', () => {
     const wanted = fromHash(location.hash);
     if (wanted.program !== undefined && wanted.program !== state.program) {
@@ -207,21 +225,57 @@ function wire() {
   });
 }
 
+/** Where keys type text, and so are not the lab's shortcuts. */
+const KEYS_OF_THEIR_OWN = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+
+function typing(target) {
+  if (target.isContentEditable || target.tagName === 'TEXTAREA') return true;
+  return target.tagName === 'INPUT' && KEYS_OF_THEIR_OWN.has(target.type);
+}
+
+/** The shortcuts work whatever has focus but a text field: on the preset or speed picker
+ * the arrows step (they do not change the choice), and Space plays everywhere but on a
+ * checkbox, which has no other key. PageDown/PageUp step too: clickers send them. */
 function onKey(event) {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  const tag = event.target.tagName;
-  if (tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'INPUT') return;
+  if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
+  if (event.key === ' ' && event.target.type === 'checkbox') return;
+  const stop = () => dispatch({ type: 'playing', playing: false });
   const keys = {
     ArrowRight: () => move(1),
+    PageDown: () => move(1),
     ArrowLeft: () => move(-1),
+    PageUp: () => move(-1),
     ' ': togglePlay,
-    Home: () => { dispatch({ type: 'playing', playing: false }); go(0); },
-    End: () => { dispatch({ type: 'playing', playing: false }); go(Infinity); },
+    Home: () => { stop(); go(0); },
+    End: () => { stop(); go(Infinity); },
+    '+': () => dispatch({ type: 'camera', op: 'zoom', factor: zoomStep(1) }),
+    '=': () => dispatch({ type: 'camera', op: 'zoom', factor: zoomStep(1) }),
+    '-': () => dispatch({ type: 'camera', op: 'zoom', factor: zoomStep(-1) }),
+    '0': () => dispatch({ type: 'camera', op: 'fit' }),
   };
   const handler = keys[event.key];
   if (!handler) return;
   event.preventDefault();
   handler();
+}
+
+/** "Copy as PyTorch": the server's script for the program that ran. Where the clipboard
+ * is refused, the script is shown, selected, to copy by hand. */
+async function copyPytorch() {
+  const script = state.run.program?.as_pytorch;
+  if (!script) return;
+  const lines = script.trimEnd().split('\n').length;
+  try {
+    await navigator.clipboard.writeText(script);
+    $('pytorch-copy').hidden = true;
+    $('status').textContent = `Copied as PyTorch: a ${lines}-line script that prints every leaf's .grad.`;
+  } catch {
+    const box = $('pytorch-copy');
+    box.hidden = false;
+    $('pytorch-text').value = script;
+    $('pytorch-text').select();
+    $('status').textContent = 'The clipboard is not available here: copy the script below.';
+  }
 }
 
 async function share() {

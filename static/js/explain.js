@@ -1,9 +1,8 @@
 // One sentence for each step, built only from the step's event and the graph: pure
-// functions, so the words always match the numbers the server sent.
+// functions, so the words always match the numbers the server sent. What an error is
+// comes from its kind (the server's), never from the words of its message.
 
 import { isAccumulate, isVector, listing, nodeLabel, operand, plural, short, targetLabel } from './labels.js';
-
-const FREED = 'Trying to backward through the graph a second time';
 
 /** {sentence, detail} for the frame the page shows. */
 export function explainFrame(frame, run) {
@@ -16,16 +15,28 @@ export function explainFrame(frame, run) {
 function explainNoGraph(run) {
   if (run.status === 'running') return { sentence: 'Tracing the program…', detail: '' };
   const e = run.error;
-  if (e && (e.type === 'SyntaxError' || e.type === 'UnsupportedError')) {
-    return { sentence: `The lab did not run this program: fix line ${e.line}, column ${e.col}, where it is underlined.`,
-             detail: e.message };
-  }
-  if (e) {
-    return { sentence: `backward() raised ${e.type} before the engine popped any node, so there is no step to show.`,
-             detail: e.message };
-  }
+  if (e) return { sentence: stoppedBefore(e), detail: e.kind === 'unreachable' ? '' : e.message };
   if (run.status === 'done') return { sentence: 'The program ran, but no backward() popped a node.', detail: '' };
   return { sentence: 'Press Run to trace the program.', detail: '' };
+}
+
+/** Why there is no step to show, by the error's kind. */
+function stoppedBefore(e) {
+  const at = e.line ? ` on line ${e.line}` : '';
+  switch (e.kind) {
+    case 'rejected':
+      return `The lab did not run this program: fix line ${e.line}, column ${e.col}, where it is underlined.`;
+    case 'forward':
+      return `PyTorch raised ${e.type}${at}, in the forward pass, before any backward() call: there is no graph to step through.`;
+    case 'backward':
+      return `backward()${at} raised ${e.type} before the engine popped any node, so there is no step to show.`;
+    case 'limit':
+      return `The program went past one of the lab's limits${at}, so it stopped there.`;
+    case 'unreachable':
+      return 'The server could not be reached, so nothing ran: this is not an error of PyTorch or of the program.';
+    default:
+      return `The lab failed${at} (its fault, not the program's), so there is no step to show.`;
+  }
 }
 
 function explainStart(frame) {
@@ -145,8 +156,10 @@ function detail(frame, node, step) {
 
 function explainError(frame, node, label) {
   const e = frame.step.error;
-  if (e.message.startsWith(FREED)) {
-    const names = node.saved.filter((s) => s.is_tensor).map((s) => s.name);
+  // Saved tensors already freed when this backward() began: an earlier one freed them.
+  const freed = node.saved.filter((s) => s.is_tensor && s.released);
+  if (freed.length) {
+    const names = freed.map((s) => s.name);
     return {
       sentence: `${label} cannot run: an earlier backward() freed its saved ${listing(names)}, so PyTorch raises RuntimeError and backward stops here.`,
       detail: `${e.type}: ${e.message}`,
@@ -158,7 +171,11 @@ function explainError(frame, node, label) {
 function explainEnd(frame, run) {
   const e = run.error;
   if (e) {
-    return { sentence: `After the steps above, line ${e.line} raises ${e.type}.`, detail: e.message };
+    const what = e.kind === 'backward' ? `the backward() call on line ${e.line} raises ${e.type}`
+      : e.kind === 'forward' ? `line ${e.line} raises ${e.type}, outside any backward() call`
+        : e.kind === 'limit' ? `line ${e.line} goes past one of the lab's limits`
+          : `the lab fails on line ${e.line}`;
+    return { sentence: `After the steps above, ${what}.`, detail: e.message };
   }
   const reset = frame.leaves.filter((l) => l.grad === null).map((l) => `${l.name}.grad = None`);
   if (reset.length) {
@@ -189,7 +206,9 @@ export function explainNote(note, run) {
   if (note === 'forward') {
     const seqs = last.graph.nodes.filter((n) => !isAccumulate(n)).map((n) => n.seq);
     const range = seqs.length ? `#${Math.min(...seqs)}–#${Math.max(...seqs)}` : '';
-    return `The new forward pass recorded new nodes ${range} (the sequence numbers continue), and backward() added into .grad: ${changes}.`;
+    const fresh = last.steps.some((st) => st.leaf !== null && !st.error && st.grad_before === null);
+    const how = fresh ? 'wrote .grad afresh, since it was None' : 'added into .grad';
+    return `The new forward pass recorded new nodes ${range} (the sequence numbers continue), and backward() ${how}: ${changes}.`;
   }
   if (note === 'zero') {
     const names = Object.keys(run.grads).map((n) => `${n}.grad`);
@@ -198,17 +217,16 @@ export function explainNote(note, run) {
   return '';
 }
 
-/** "w.grad 28 → 56 and b.grad 14 → 28": first write of the first pass → final value. */
-function gradChanges(run) {
-  const first = {};
-  const last = {};
-  for (const pass of run.passes) {
-    for (const step of pass.steps) {
-      if (step.leaf === null || step.error) continue;
-      if (!(step.leaf in first)) first[step.leaf] = step.grad_after_text;
-      last[step.leaf] = step.grad_after_text;
-    }
+/** What the last backward() did to each .grad it wrote: "w.grad 28 → 56", or "w.grad
+ * None → 28" after zero_grad(): the value before its first write → after its last. */
+export function gradChanges(run) {
+  const before = {};
+  const after = {};
+  for (const step of run.passes.at(-1).steps) {
+    if (step.leaf === null || step.error) continue;
+    if (!(step.leaf in before)) before[step.leaf] = step.grad_before_text;
+    after[step.leaf] = step.grad_after_text;
   }
-  const items = Object.keys(first).map((leaf) => `${leaf}.grad ${short(first[leaf])} → ${short(last[leaf])}`);
+  const items = Object.keys(before).map((leaf) => `${leaf}.grad ${short(before[leaf])} → ${short(after[leaf])}`);
   return items.length ? listing(items) : 'no .grad changed';
 }

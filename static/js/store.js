@@ -1,12 +1,15 @@
 // The one state object, and pure functions over it: `reduce` folds actions (typing,
-// server events, moving the step) into a new state; `frameAt` derives what the page
-// shows at one step. Nothing here touches the DOM or the network.
+// server events, moving the step, zooming the graph) into a new state; `frameAt` derives
+// what the page shows at one step and `cameraOf` which part of the graph it shows.
+// Nothing here touches the DOM or the network.
+
+import * as cam from './camera.js';
 
 export const SPEEDS = [0.5, 1, 2, 4];
 export const THEMES = ['auto', 'light', 'dark'];
 
 export function emptyRun(status = 'idle', source = '') {
-  return { status, source, passes: [], grads: {}, error: null };
+  return { status, source, passes: [], grads: {}, error: null, program: null };
 }
 
 export function initialState(init = {}) {
@@ -22,6 +25,9 @@ export function initialState(init = {}) {
       retain: Boolean(init.retain),
     },
     note: init.note ?? null,
+    box: null,                      // the graph box's size in px, {w, h}, once measured
+    camera: null,                   // see camera.js; derived afresh for a new graph
+    ui: { leavesOpen: false },
   };
 }
 
@@ -33,15 +39,29 @@ export function reduce(state, action) {
       return { ...state, presets: action.presets };
     case 'run-start':
       return { ...state, run: emptyRun('running', action.source), step: action.step ?? 0,
-               playing: Boolean(action.playing), note: action.note ?? null };
-    case 'event':
-      return { ...state, run: fold(state.run, action.kind, action.data) };
+               playing: Boolean(action.playing), note: action.note ?? null, camera: null };
+    case 'event': {
+      const run = fold(state.run, action.kind, action.data);
+      // A run with nothing to step through (a rejected program, an error before any pop)
+      // is not playing: the play button shows play, disabled.
+      const still = run.status === 'done' && timeline(run).count <= 1;
+      return { ...state, run, playing: still ? false : state.playing };
+    }
     case 'run-failed':
       return { ...state, playing: false,
                run: { ...state.run, status: 'failed',
-                      error: { type: 'NetworkError', message: action.message, line: null, col: null } } };
-    case 'step':
-      return { ...state, step: clampStep(state.run, action.step) };
+                      error: { kind: 'unreachable', type: 'NetworkError', message: action.message,
+                               line: null, col: null } } };
+    case 'step': {
+      const next = { ...state, step: clampStep(state.run, action.step) };
+      return { ...next, camera: followed(next) };
+    }
+    case 'box':
+      return resized(state, action.box);
+    case 'camera':
+      return { ...state, camera: moved(state, action) };
+    case 'ui':
+      return { ...state, ui: { ...state.ui, ...action.ui } };
     case 'playing':
       return { ...state, playing: action.playing };
     case 'settings':
@@ -66,7 +86,7 @@ export function fold(run, kind, data) {
     case 'step':
       return { ...run, passes: withLast({ steps: [...passes[last].steps, data] }) };
     case 'done':
-      return { ...run, status: 'done', grads: data.grads, error: data.error };
+      return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null };
     default:
       return run;
   }
@@ -202,10 +222,12 @@ function leafRows(run, t, place, k, graph) {
     seen.add(n.leaf);
     rows.push({ name: n.leaf, value: n.value, node: n.id, ...leafGrad(run, place, k, globalStart, n.leaf) });
   }
-  for (const name of Object.keys(run.grads)) {
+  const order = Object.keys(run.grads);          // the program's order: leaves as created
+  for (const name of order) {
     if (!seen.has(name)) rows.push({ name, value: null, node: null, ...leafGrad(run, place, k, -1, name) });
   }
-  return rows;
+  const rank = (row) => { const i = order.indexOf(row.name); return i < 0 ? order.length : i; };
+  return rows.map((row, i) => [rank(row), i, row]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((r) => r[2]);
 }
 
 function leafGrad(run, place, k, globalStart, leaf) {
@@ -239,4 +261,51 @@ function leafGrad(run, place, k, globalStart, leaf) {
 /** A final value the trace gives only as JSON (after the last pop): shown as is. */
 function plain(value) {
   return typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
+
+// -- the graph's camera ---------------------------------------------------------------------
+
+/** The node the view keeps in sight at this frame: the one running, else the root. */
+function focusOf(frame) {
+  if (!frame.graph) return null;
+  return frame.byId.get(frame.step ? frame.step.node : frame.graph.root) ?? null;
+}
+
+/** The camera for the shown frame: the stored one while it belongs to this graph, else the
+ * page's fit for it. Null until there is a graph and a measured box. */
+export function cameraOf(state) {
+  const frame = frameAt(state.run, shownStep(state));
+  if (!frame.graph || !state.box) return null;
+  if (state.camera && state.camera.graph === frame.graph) return state.camera;
+  return cam.fit(frame.graph, state.box, focusOf(frame));
+}
+
+function followed(state) {
+  const camera = cameraOf(state);
+  if (!camera) return state.camera;
+  return cam.follow(camera, state.box, focusOf(frameAt(state.run, shownStep(state))));
+}
+
+function resized(state, box) {
+  if (state.box && state.box.w === box.w && state.box.h === box.h) return state;
+  const next = { ...state, box };
+  const camera = state.camera && cameraOf({ ...state, box });
+  if (!camera) return { ...next, camera: null };
+  if (!camera.auto) return { ...next, camera: cam.clamp(camera, box) };
+  return { ...next, camera: null };           // the page's own view: fitted afresh
+}
+
+/** A zoom, pan, fit or jump asked for by the user: {op: 'zoom', factor, at?}, {op: 'pan',
+ * dx, dy}, {op: 'centre', x, y} (drawing px) or {op: 'fit'}. */
+function moved(state, action) {
+  const camera = cameraOf(state);
+  if (!camera) return state.camera;
+  const box = state.box;
+  switch (action.op) {
+    case 'zoom': return cam.zoomAt(camera, box, action.factor, ...(action.at ?? []));
+    case 'pan': return cam.panBy(camera, box, action.dx, action.dy);
+    case 'centre': return cam.centreOn(camera, box, action.x, action.y);
+    case 'fit': return cam.fit(camera.graph, box, focusOf(frameAt(state.run, shownStep(state))));
+    default: return camera;
+  }
 }

@@ -1,10 +1,12 @@
 // The backward graph as SVG. It is built once per graph at the server's layout positions;
-// each step only changes classes and texts, and animates the gradients that travel.
+// each step only changes classes and texts, and animates the gradients that travel. The
+// camera (store.js, camera.js) places the drawing in its box with one CSS transform.
 
-import { frameAt, shownStep } from '../store.js';
+import { drawing, transform } from '../camera.js';
+import { cameraOf, frameAt, shownStep } from '../store.js';
 import { clip, isAccumulate, seqText, short } from '../labels.js';
 import { beat } from '../player.js';
-import { COL, NODE_H, NODE_W, PAD, ROW, TWIN, bezier, edgeControls, tAtY } from './geometry.js';
+import { COL, NODE_H, NODE_W, ROW, TWIN, bezier, edgeControls, tAtY } from './geometry.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const CHARS = 22;               // monospace characters that fit across a node
@@ -31,12 +33,14 @@ export function render(root, state) {
   const empty = root.querySelector('.graph-empty');
   const frame = frameAt(state.run, shownStep(state));
   let view = views.get(svg);
+  root.classList.toggle('has-graph', Boolean(frame.graph));
   if (!frame.graph) {
     if (view) { view.layer.remove(); view.overlay.remove(); views.delete(svg); }
     for (const node of root.querySelectorAll('svg')) {
       node.setAttribute('width', '0');
       node.setAttribute('height', '0');
     }
+    root.style.removeProperty('height');
     empty.hidden = false;
     setText(empty, state.run.status === 'running' ? 'Tracing…'
       : state.run.error ? 'No graph to show: see the message under the program.' : 'Press Run to see the graph.');
@@ -47,14 +51,12 @@ export function render(root, state) {
     if (view) { view.layer.remove(); view.overlay.remove(); }
     view = build(svg, root.querySelector('.overlay'), frame.graph);
     views.set(svg, view);
-    fit(root, view);
-    if (!root.dataset.observed) {
-      root.dataset.observed = '1';
-      new ResizeObserver(() => { const v = views.get(svg); if (v) fit(root, v); }).observe(root);
-    }
+    sizeBox(root, view);
   }
-  update(view, frame, state);
-  follow(root, view, frame);
+  const stepped = view.frame !== frame;
+  if (stepped) update(view, frame, state);
+  placeCamera(root, view, cameraOf(state), state.box, stepped);
+  view.frame = frame;
 }
 
 // -- building --------------------------------------------------------------------------------
@@ -63,14 +65,11 @@ export function render(root, state) {
  * as small HTML boxes in `overlayDiv`, animated by transform and opacity only, which the
  * compositor moves without repainting the graph (SVG children would repaint it all). */
 function build(svg, overlayDiv, graph) {
-  const xs = graph.nodes.map((n) => n.x);
-  const minX = Math.min(...xs);
-  const depth = Math.max(...graph.nodes.map((n) => n.layer));
-  const width = (Math.max(...xs) - minX) * COL + NODE_W + 2 * PAD;
-  const height = depth * ROW + NODE_H + 2 * PAD;
+  const { width, height, offset } = drawing(graph);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('width', String(Math.ceil(width)));
+  svg.setAttribute('height', String(Math.ceil(height)));
   svg.classList.toggle('big', graph.nodes.length > BIG);
-  const offset = [PAD + NODE_W / 2 - minX * COL, PAD + NODE_H / 2];
   const layer = el('g', { transform: `translate(${offset[0]} ${offset[1]})` }, svg);
   const edgeLayer = el('g', { class: 'edges' }, layer);
   const labelLayer = el('g', { class: 'edge-labels' }, layer);
@@ -81,7 +80,7 @@ function build(svg, overlayDiv, graph) {
   const pulseLayer = overlay;
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const view = { graph, layer, overlay, width, height, offset, nodes: new Map(), edges: new Map(), pulseLayer,
-                 byId, lastK: null, animations: [], scale: 1 };
+                 byId, lastK: null, animations: [], frame: null, transform: '' };
   for (const n of graph.nodes) buildEdges(view, n, byId, edgeLayer, labelLayer);
   for (const n of graph.nodes) view.nodes.set(n.id, buildNode(n, nodeLayer));
   return view;
@@ -240,12 +239,11 @@ function animate(view, frame, state, forward) {
   view.pulseLayer.replaceChildren();
   if (!forward || !frame.step || matchMedia('(prefers-reduced-motion: reduce)').matches) return;
   const duration = Math.min(900, beat(state.settings.speed) * 0.55);
-  const s = view.scale;
-  const [ox, oy] = view.offset;
+  const [ox, oy] = view.offset;     // the overlay is inside the camera's transform: drawing px
   const n = view.byId.get(frame.step.node);
   const glow = box(`glow${frame.step.error ? ' error' : ''}`, view.pulseLayer);
-  place(glow, { left: (n.x * COL - NODE_W / 2 - 3 + ox) * s, top: (n.layer * ROW - NODE_H / 2 - 3 + oy) * s,
-                width: (NODE_W + 6) * s, height: (NODE_H + 6) * s, 'border-radius': (isAccumulate(n) ? 28 : 11) * s });
+  place(glow, { left: n.x * COL - NODE_W / 2 - 3 + ox, top: n.layer * ROW - NODE_H / 2 - 3 + oy,
+                width: NODE_W + 6, height: NODE_H + 6, 'border-radius': isAccumulate(n) ? 28 : 11 });
   const light = glow.animate([{ opacity: 0.9, transform: 'scale(1.08)' }, { opacity: 0, transform: 'scale(1)' }],
                              { duration: Math.max(500, duration), easing: 'ease-out', fill: 'forwards' });
   light.onfinish = () => glow.remove();
@@ -254,11 +252,11 @@ function animate(view, frame, state, forward) {
     const e = view.edges.get(`${frame.step.node}:${sent.edge}`);
     if (!e) continue;
     const dot = box('pulse', view.pulseLayer);
-    place(dot, { width: 14 * s, height: 14 * s, left: -7 * s, top: -7 * s });
+    place(dot, { width: 14, height: 14, left: -7, top: -7 });
     const frames = [];
     for (let i = 0; i <= 16; i++) {
       const [x, y] = bezier(e.points, i / 16);
-      frames.push({ transform: `translate(${(x + ox) * s}px, ${(y + oy) * s}px)` });
+      frames.push({ transform: `translate(${x + ox}px, ${y + oy}px)` });
     }
     const a = dot.animate(frames, { duration, easing: 'ease-in-out', fill: 'forwards' });
     a.onfinish = () => dot.remove();
@@ -266,32 +264,29 @@ function animate(view, frame, state, forward) {
   }
 }
 
-// -- size and scrolling ----------------------------------------------------------------------
+// -- the camera ----------------------------------------------------------------------------
 
-function fit(root, view) {
-  const wide = Math.max(200, root.clientWidth - 4) / view.width;
-  const tall = root.clientHeight > 200 ? (root.clientHeight - 4) / view.height : wide;
-  const scale = Math.max(0.55, Math.min(1.3, wide, Math.max(tall, 0.75)));
-  for (const svg of root.querySelectorAll('svg')) {
-    svg.setAttribute('width', String(Math.round(view.width * scale)));
-    svg.setAttribute('height', String(Math.round(view.height * scale)));
-  }
-  view.scale = scale;
+/** Where the box is not given a height by the page's layout (a phone's single column), it
+ * is as tall as the graph drawn at the box's width would be, within bounds. */
+function sizeBox(root, view) {
+  if (!matchMedia('(max-width: 860px)').matches) { root.style.removeProperty('height'); return; }
+  const scale = Math.min(1.25, Math.max(0.68, (root.clientWidth - 28) / view.width));
+  const height = Math.round(Math.min(innerHeight * 0.62, Math.max(220, view.height * scale + 28)));
+  root.style.setProperty('height', `${height}px`);
 }
 
-/** Keep the running node in sight when the graph is larger than its box. The node's place
- * comes from the layout, and the box is measured a frame later, when layout is clean. */
-function follow(root, view, frame) {
-  const n = view.byId.get(frame.step ? frame.step.node : frame.graph.root);
-  if (!n) return;
-  requestAnimationFrame(() => {
-    const cx = (n.x * COL + view.offset[0]) * view.scale;
-    const cy = (n.layer * ROW + view.offset[1]) * view.scale;
-    const margin = 60 * view.scale;
-    const { scrollLeft: left, scrollTop: top, clientWidth: width, clientHeight: height } = root;
-    const inside = cx - margin >= left && cx + margin <= left + width
-      && cy - margin >= top && cy + margin <= top + height;
-    const behavior = view.graph.nodes.length > BIG ? 'instant' : 'smooth';
-    if (!inside) root.scrollTo({ left: cx - width / 2, top: cy - height / 2, behavior });
-  });
+/** The camera's transform on the drawing; a change that a step caused glides (CSS), one the
+ * user makes by dragging or zooming follows the pointer at once. */
+function placeCamera(root, view, camera, box, stepped) {
+  const canvas = root.querySelector('.graph-canvas');
+  const level = root.querySelector('.zoom-level');
+  if (!camera) { canvas.style.visibility = 'hidden'; return; }
+  canvas.style.visibility = '';
+  const css = transform(camera, box);
+  if (css === view.transform) return;
+  canvas.classList.toggle('glide', stepped && view.transform !== '');
+  canvas.style.transform = css;
+  view.transform = css;
+  setText(level, `${Math.round(camera.scale * 100)}%`);
+  root.dataset.scale = camera.scale.toFixed(4);
 }

@@ -1,28 +1,41 @@
-// Each leaf's value and its .grad at this step.
+// Each leaf's value and its .grad at this step, in the program's order. A long list shows
+// its first rows and any leaf being written now, with a button for the rest.
 
 import { short } from '../labels.js';
 import { frameAt, shownStep } from '../store.js';
 
-export function render(root, state) {
+export const SHORT_LIST = 8;
+
+export function render(root, more, state) {
   const frame = frameAt(state.run, shownStep(state));
-  const rows = frame.leaves.map((leaf) => {
-    const tr = document.createElement('tr');
-    if (leaf.write) tr.className = `written ${leaf.write}`;
-    const name = document.createElement('th');
-    name.scope = 'row';
-    name.textContent = leaf.name;
-    const value = document.createElement('td');
-    value.textContent = leaf.value === null ? '' : short(leaf.value);
-    const grad = document.createElement('td');
-    grad.textContent = leaf.grad === null ? 'None' : short(leaf.grad);
-    if (leaf.write) {
-      const how = document.createElement('span');
-      how.className = 'how';
-      how.textContent = leaf.write === 'first' ? 'first write' : '+=';
-      grad.append(' ', how);
-    }
-    tr.append(name, value, grad);
-    return tr;
-  });
-  root.querySelector('tbody').replaceChildren(...rows);
+  const long = frame.leaves.length > SHORT_LIST + 1;
+  const open = state.ui.leavesOpen || !long;
+  const shown = open ? frame.leaves : frame.leaves.filter((leaf, i) => i < SHORT_LIST || leaf.write);
+  root.querySelector('tbody').replaceChildren(...shown.map(row));
+  more.hidden = !long;
+  if (long) {
+    const text = open ? 'Show fewer leaves' : `Show all ${frame.leaves.length} leaves`;
+    if (more.textContent !== text) more.textContent = text;
+    more.setAttribute('aria-expanded', String(open));
+  }
+}
+
+function row(leaf) {
+  const tr = document.createElement('tr');
+  if (leaf.write) tr.className = `written ${leaf.write}`;
+  const name = document.createElement('th');
+  name.scope = 'row';
+  name.textContent = leaf.name;
+  const value = document.createElement('td');
+  value.textContent = leaf.value === null ? '' : short(leaf.value);
+  const grad = document.createElement('td');
+  grad.textContent = leaf.grad === null ? 'None' : short(leaf.grad);
+  if (leaf.write) {
+    const how = document.createElement('span');
+    how.className = 'how';
+    how.textContent = leaf.write === 'first' ? 'first write' : '+=';
+    grad.append(' ', how);
+  }
+  tr.append(name, value, grad);
+  return tr;
 }
