@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import TypeVar
 
 from fastapi import APIRouter, Request, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import BaseModel, Field
-from starlette.concurrency import run_in_threadpool
 
 from app.limits import Limits
 from app.presets import PRESETS, Preset
-from app.trace import Trace, TraceEvent, document_json, quiet_floats, trace_events, trace_json
+from app.trace import (
+    Trace,
+    TraceEvent,
+    document_bytes,
+    document_json,
+    quiet_floats,
+    trace_events,
+    trace_json,
+)
+from app.trace.document import ErrorInfo
 from app.web.settings import Settings
+
+T = TypeVar("T")
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -38,13 +52,88 @@ def _settings(request: Request) -> Settings:
 async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
-    limits = _settings(request).limits()
-    cache: TraceCache = request.app.state.trace_cache
-    document = cache.cached(body.source, limits)
-    if document is None:
-        document = await run_in_threadpool(cache, body.source, limits)
+    try:
+        document = await traced(request, body.source)
+    except Busy:
+        return Response(content=BUSY_DOCUMENT, media_type="application/json",
+                        headers={"Retry-After": "1"})
     # Already serialised from the Trace model (its schema is the response_model above).
     return Response(content=document, media_type="application/json")
+
+
+async def traced(request: Request, source: str) -> bytes:
+    """The document of `source`, from the cache or traced off the event loop; raises Busy
+    past the queue's limit. (The rooms' polls trace the room's program through here.)"""
+    limits = _settings(request).limits()
+    cache: TraceCache = request.app.state.trace_cache
+    document = cache.cached(source, limits)
+    if document is None:
+        queue: TraceQueue = request.app.state.trace_queue
+        document = await queue.document(cache, source, limits)
+    return document
+
+
+class Busy(Exception):
+    """More traces are waiting than the queue's limit."""
+
+
+BUSY_DOCUMENT = document_bytes(Trace(error=ErrorInfo(
+    kind="limit", type="BusyError",
+    message="The lab is busy tracing other programs: try again in a moment.")))
+
+
+class TraceQueue:
+    """Traces run in a few threads of their own, never on the event loop, and at most
+    `limit` more wait for one: past that a request is answered at once with the busy
+    document (HTTP 200 with `Retry-After`, an error document like any other, so the page
+    shows it), never a 5xx or a hang. A lecture hall sends the same program from many
+    seats at once: requests for a program already being traced wait for that one run."""
+
+    def __init__(self, workers: int, limit: int) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trace")
+        self._lock = threading.Lock()
+        self._admitted = 0
+        self._capacity = workers + limit
+        self._running: dict[tuple[str, Limits], Future[bytes]] = {}
+
+    @contextmanager
+    def admitted(self) -> Iterator[None]:
+        with self._lock:
+            if self._admitted >= self._capacity:
+                raise Busy
+            self._admitted += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._admitted -= 1
+
+    async def run(self, work: Callable[..., T], *args: object) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+
+    async def document(self, cache: TraceCache, source: str, limits: Limits) -> bytes:
+        key = (source, limits)
+        with self._lock:
+            running = self._running.get(key)
+        if running is None:
+            with self.admitted():
+                with self._lock:
+                    running = self._running.get(key)
+                    fresh = running is None
+                    if running is None:
+                        running = self._running[key] = self._executor.submit(cache, source, limits)
+                if fresh:   # (outside the lock: a future already done calls back at once)
+                    running.add_done_callback(lambda _: self._forget(key))
+                return await asyncio.shield(asyncio.wrap_future(running))
+        # shielded: one client that goes away must not cancel the trace the others await
+        return await asyncio.shield(asyncio.wrap_future(running))
+
+    def _forget(self, key: tuple[str, Limits]) -> None:
+        with self._lock:
+            self._running.pop(key, None)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 class TraceCache:
@@ -83,13 +172,18 @@ async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[Se
     `pass`, `graph`, `dependencies`, then one `step` per ready-queue pop, and finally
     `done` (a Trace with grads and error; its passes are empty, having been streamed)."""
     limits = _settings(request).limits()
-    events = trace_events(body.source, limits)
-    while True:
-        piece = await run_in_threadpool(_next_piece, events)
-        if piece is None:
-            return
-        kind, model = piece
-        yield ServerSentEvent(event=kind, raw_data=document_json(model))
+    queue: TraceQueue = request.app.state.trace_queue
+    try:
+        with queue.admitted():
+            events = trace_events(body.source, limits)
+            while True:
+                piece = await queue.run(_next_piece, events)
+                if piece is None:
+                    return
+                kind, model = piece
+                yield ServerSentEvent(event=kind, raw_data=document_json(model))
+    except Busy:
+        yield ServerSentEvent(event="done", raw_data=BUSY_DOCUMENT.decode())
 
 
 def _next_piece(events: Iterator[TraceEvent]) -> TraceEvent | None:

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request, Response
 
-from app.web import api, pages
+from app.web import api, pages, present, rooms
 from app.web.settings import Settings
 
 # No inline script or style and no other host, on every response.
@@ -23,9 +23,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="See PyTorch's backward pass, one ready-queue pop at a time.")
     app.state.settings = settings
     app.state.trace_cache = api.TraceCache()
+    app.state.trace_queue = api.TraceQueue(settings.trace_workers, settings.trace_queue_limit)
     app.include_router(api.router)
     app.include_router(api.health_router)
+    app.include_router(rooms.router)
+    app.include_router(present.lessons_router)
     app.include_router(pages.router)
+    app.include_router(present.router)
     pages.mount_static(app)
 
     @app.middleware("http")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.limits import Limits
@@ -20,6 +23,15 @@ class Settings(BaseSettings):
     max_nodes: int = Limits.max_nodes
     max_elements: int = Limits.max_elements
     max_number_bits: int = Limits.max_number_bits
+    # Rooms (instructor demo mode): in-process unless LAB_REDIS_URL names a Redis server.
+    redis_url: str | None = Field(None, description="redis://HOST:PORT/DB: rooms shared by "
+                                                    "every server process that names it")
+    room_idle_expiry_s: int = Field(7200, ge=1, description="a room ends after this long "
+                                                             "without its presenter")
+    lessons_dir: Path | None = Field(None, description="more lessons (*.toml) to offer")
+    # Traces run off the event loop in this many threads; this many more may wait.
+    trace_workers: int = Field(2, ge=1)
+    trace_queue_limit: int = Field(64, ge=0)
 
     def limits(self) -> Limits:
         return Limits(**{name: getattr(self, name) for name in Limits.names()})
