@@ -72,9 +72,10 @@ def watch() -> Watch:
 
 
 def new_page(browser: Any, watch: Watch, width: int = 1440, height: int = 900,
-             scheme: str = "light") -> Any:
+             scheme: str = "light", touch: bool = False) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height},
-                                  color_scheme=scheme, reduced_motion="reduce")
+                                  color_scheme=scheme, reduced_motion="reduce",
+                                  has_touch=touch, is_mobile=touch)
 
     def guard(route: Any) -> None:
         host = urlsplit(route.request.url).hostname

@@ -40,7 +40,6 @@ export function render(root, state) {
       node.setAttribute('width', '0');
       node.setAttribute('height', '0');
     }
-    root.style.removeProperty('height');
     empty.hidden = false;
     setText(empty, state.run.status === 'running' ? 'Tracing…'
       : state.run.error ? 'No graph to show: see the message under the program.' : 'Press Run to see the graph.');
@@ -51,7 +50,6 @@ export function render(root, state) {
     if (view) { view.layer.remove(); view.overlay.remove(); }
     view = build(svg, root.querySelector('.overlay'), frame.graph);
     views.set(svg, view);
-    sizeBox(root, view);
   }
   const stepped = view.frame !== frame;
   if (stepped) update(view, frame, state);
@@ -265,15 +263,6 @@ function animate(view, frame, state, forward) {
 }
 
 // -- the camera ----------------------------------------------------------------------------
-
-/** Where the box is not given a height by the page's layout (a phone's single column), it
- * is as tall as the graph drawn at the box's width would be, within bounds. */
-function sizeBox(root, view) {
-  if (!matchMedia('(max-width: 860px)').matches) { root.style.removeProperty('height'); return; }
-  const scale = Math.min(1.25, Math.max(0.68, (root.clientWidth - 28) / view.width));
-  const height = Math.round(Math.min(innerHeight * 0.62, Math.max(220, view.height * scale + 28)));
-  root.style.setProperty('height', `${height}px`);
-}
 
 /** The camera's transform on the drawing; a change that a step caused glides (CSS), one the
  * user makes by dragging or zooming follows the pointer at once. */
