@@ -71,3 +71,10 @@ def test_ties_and_edges_print_as_python_formats_them() -> None:
 def test_the_scalar_path_agrees_with_the_general_formatter(v: float) -> None:
     value = np.float32(v)
     assert format_scalar(float(value)) == _Formatter(np.asarray(value)).format(value)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_the_scalar_path_agrees_with_the_general_formatter_for_float64(v: float) -> None:
+    """format_values prints every 0-d float tensor (float64 too) through format_scalar."""
+    assert format_scalar(v) == _Formatter(np.asarray(v, np.float64)).format(v)
