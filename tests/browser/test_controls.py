@@ -198,7 +198,8 @@ def test_preset_titles_fit(browser: Any, server_url: str, watch: Watch, width: i
                 const g = document.createElement('canvas').getContext('2d');
                 g.font = `${css.fontWeight} ${css.fontSize} ${css.fontFamily}`;
                 const text = g.measureText(s.selectedOptions[0].textContent).width;
-                const inner = s.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight);
+                const inner = s.clientWidth - parseFloat(css.paddingLeft)
+                    - parseFloat(css.paddingRight);
                 return [text, inner - 20, s.getBoundingClientRect().right, innerWidth];
             }""")
             assert room[0] <= room[1], f"{p.title!r} is cut at {width}px: {room}"

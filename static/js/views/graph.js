@@ -113,7 +113,7 @@ function buildNode(n, parent) {
   const acc = isAccumulate(n);
   const left = n.x * COL - NODE_W / 2;
   const top = n.layer * ROW - NODE_H / 2;
-  const g = el('g', { class: 'node waiting' }, parent);
+  const g = el('g', { class: 'node waiting', 'data-id': n.id }, parent);
   el('title', {}, g).textContent = describe(n);
   el('rect', { class: 'node-box', x: left, y: top, width: NODE_W, height: NODE_H, rx: acc ? 26 : 9 }, g);
   const name = el('text', { class: 'node-name', x: left + 14, y: top + 23 }, g);
