@@ -1,17 +1,21 @@
 """AccumulateGrad: the node that writes a leaf's `.grad`.
 
 It has sequence number UINT64_MAX (accumulate_grad.h), so among ready nodes it always
-runs first. The first write stores the incoming gradient; later writes add to it. Under
+runs first. The first write stores a copy of the incoming gradient; later writes add to
+it, in place (the same `.grad` object) unless the backward records a graph. Under
 `create_graph=True` both are recorded: the first write as a copy (CopyBackwards), an add
-as AddBackward0, so `.grad` itself gets a grad_fn.
+as AddBackward0, so `.grad` itself gets a grad_fn. After the write, the leaf's
+post-accumulate-grad hooks run with the leaf itself.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from engine.context import UINT64_MAX
-from engine.node import Node
+from engine.node import InputMetadata, Node
 
 if TYPE_CHECKING:
     from engine.tensor import Tensor
@@ -20,45 +24,44 @@ if TYPE_CHECKING:
 class AccumulateGrad(Node):
     """`torch::autograd::AccumulateGrad`, one per leaf that requires grad."""
 
-    name = "AccumulateGrad"
+    name = "torch::autograd::AccumulateGrad"
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__(variable.ctx, [], sequence_nr=UINT64_MAX)
         self.variable = variable
-        self.input_shape = variable.shape
-        self.input_dtype = variable.dtype
+        self.input_metadata = [InputMetadata(variable.shape, variable.dtype)]
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
-        from engine.tensor import Tensor
-
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (new_grad,) = grads
-        leaf = self.variable
-        if leaf.grad is None:
-            if self.ctx.grad_mode and new_grad.requires_grad:
-                leaf.grad = copy(new_grad)
-            else:
-                leaf.grad = Tensor(new_grad.data, self.ctx)
-        elif self.ctx.grad_mode:
-            leaf.grad = leaf.grad + new_grad          # out of place: .grad gets a grad_fn
-        else:
-            # `variable_grad += new_grad` in place: the same tensor object, new values.
-            leaf.grad.data = leaf.grad.data + new_grad.data
+        assert new_grad is not None
+        accumulate(self.variable, new_grad)
         return []
 
 
-class CopyBackwards(Node):
-    """copy_(src): the gradient passes to src (clone_obey_contract's copy of a first grad)."""
+def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
+    """`.grad` = new_grad (a copy) the first time, `.grad += new_grad` afterwards, then
+    the post-accumulate hooks."""
+    from engine.functions.arithmetic import add
+    from engine.functions.inplace import copy_
+    from engine.tensor import Tensor
 
-    name = "CopyBackwards"
+    ctx = leaf.ctx
+    if leaf.grad is None:
+        if ctx.grad_mode and new_grad.requires_grad:
+            fresh = Tensor(np.empty(new_grad.shape, dtype=new_grad.data.dtype), ctx)
+            leaf.grad = copy_(fresh, new_grad)         # clone_obey_contract: CopyBackwards
+        else:
+            leaf.grad = Tensor(np.array(new_grad.data, copy=True), ctx)
+    elif ctx.grad_mode:
+        leaf.grad = add(leaf.grad, new_grad)          # out of place: .grad gets a grad_fn
+    else:
+        grad = leaf.grad                              # `variable_grad += new_grad`
+        grad.data[...] = grad.data + new_grad.data.astype(grad.data.dtype)
+        grad.bump_version()
+    for hook in list(leaf.post_accumulate_hooks):
+        returned: Any = hook(leaf)
+        if returned is not None:
+            from engine import errors
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
-        (grad,) = grads
-        return [None, grad]
-
-
-def copy(src: Tensor) -> Tensor:
-    from engine.functions._record import record
-
-    out, _ = record(CopyBackwards, [None, src], src.data, src)
-    return out
+            raise errors.TorchError("RuntimeError", errors.POST_ACCUMULATE_RETURNED)

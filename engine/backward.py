@@ -1,8 +1,11 @@
-"""`Tensor.backward(gradient, retain_graph, create_graph)`, from Python down to the engine.
+"""`Tensor.backward`, `torch.autograd.backward` and `torch.autograd.grad`, from Python down
+to the engine.
 
-The checks come in PyTorch's order (torch/autograd/__init__.py): `gradient` is made into
-a tuple, `_make_grads` checks shapes or makes the ones seed, `retain_graph` defaults to
-`create_graph`, and only then does the C++ side look for the root's grad_fn.
+The checks come in PyTorch's order (torch/autograd/__init__.py, then python_engine.cpp):
+the gradients are made into a tuple, `_make_grads` checks their shapes or makes the ones
+seed, `retain_graph` defaults to `create_graph`, and only then does the C++ side look for
+each root's grad_fn. `grad` runs the engine with accumulate_grad off: it captures the
+gradients at its inputs and runs no AccumulateGrad node.
 """
 
 from __future__ import annotations
@@ -16,49 +19,168 @@ from engine import errors
 from engine.errors import TorchError
 from engine.events import Event
 from engine.graph_task import GraphTask
-from engine.input_buffer import validate_output
-from engine.node import gradient_edge
-from engine.tensor import FLOAT32, Tensor, as_values
+from engine.node import Edge, gradient_edge
+from engine.tensor import Tensor
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
 
 
-def backward(output: Any, gradient: Any = None, retain_graph: Any = None,
-             create_graph: Any = False) -> Iterator[Event]:
-    """Run `output.backward(...)`, yielding the engine's events as it goes."""
-    if not isinstance(output, Tensor):
-        raise errors.no_attribute(output, "backward")
-    gradients = _tensor_or_tensors_to_tuple(gradient)
-    grad = _make_grad(output, gradients[0]) if gradients else None
+def _as_tuple(values: Any, length: int) -> tuple[Any, ...]:
+    """`_tensor_or_tensors_to_tuple`: None for every output, a tensor for itself, anything
+    else through `tuple()` (so a number is not iterable)."""
+    if values is None:
+        return (None,) * length
+    if isinstance(values, Tensor):
+        return (values,)
+    if isinstance(values, (list, tuple)):
+        return tuple(values)
+    raise errors.not_iterable(values)
+
+
+def _outputs(tensors: Any) -> tuple[Any, ...]:
+    if isinstance(tensors, Tensor):
+        return (tensors,)
+    if isinstance(tensors, (list, tuple)):
+        return tuple(tensors)
+    raise errors.not_iterable(tensors)
+
+
+def make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Tensor | None]:
+    """`_make_grads`: a given gradient must have the output's shape; None becomes the ones
+    seed for an output of one element that requires grad."""
+    new: list[Tensor | None] = []
+    for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
+        if not isinstance(out, Tensor):
+            raise errors.no_attribute(out, "requires_grad")
+        if isinstance(grad, Tensor):
+            if grad.shape != out.shape:
+                raise errors.shape_mismatch(grad.shape, out.shape, i)
+            new.append(grad)
+        elif grad is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise TorchError("RuntimeError", errors.NON_SCALAR_OUTPUT)
+                if not out.is_floating_point:
+                    raise TorchError("RuntimeError", errors.real_scalar_outputs(out.dtype))
+                new.append(Tensor(np.ones(out.shape, dtype=out.dtype.numpy), out.ctx))
+            else:
+                new.append(None)
+        else:
+            raise errors.bad_gradient_type(grad)
+    return new
+
+
+def _root_edges(outputs: tuple[Any, ...], grads: list[Tensor | None]
+                ) -> tuple[list[Edge], list[Tensor]]:
+    """python_engine.cpp: each output's grad_fn, or its accumulator for a leaf."""
+    edges: list[Edge] = []
+    root_grads: list[Tensor] = []
+    for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
+        edge = gradient_edge(out)
+        if edge is None:
+            raise TorchError("RuntimeError", errors.no_grad_fn(i))
+        edges.append(edge)
+        assert grad is not None
+        root_grads.append(_root_grad(grad, edge))
+    return edges, root_grads
+
+
+def _root_grad(grad: Tensor, edge: Edge) -> Tensor:
+    """`validate_outputs` on a root's gradient: cast to the output's dtype."""
+    meta = edge.function.input_metadata[edge.input_nr]
+    if grad.dtype is not meta.dtype:
+        from engine.functions.conversion import to_dtype
+
+        return to_dtype(grad, meta.dtype)
+    return grad
+
+
+def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool, what: str) -> list[Edge]:
+    """Where each input's gradient is taken: its grad_fn at its output, or a leaf's
+    AccumulateGrad (None-like Identity edges for a leaf never used)."""
+    edges: list[Edge] = []
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise errors.not_a_tensor_in(what, t)
+        if not t.requires_grad:
+            raise TorchError("RuntimeError", errors.INPUT_NO_GRAD)
+        if accumulate_grad and not t.is_leaf:
+            from engine.hooks import retain_grad
+
+            retain_grad(t)
+        edge = gradient_edge(t)
+        assert edge is not None
+        edges.append(edge)
+    return edges
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
+             create_graph: Any = False, inputs: Any = None) -> Iterator[Event]:
+    """`torch.autograd.backward(...)`, yielding the engine's events as it goes."""
+    inputs_tuple: tuple[Any, ...] = ()
+    if inputs is not None:
+        inputs_tuple = _outputs(inputs) if not isinstance(inputs, dict) else tuple(
+            inputs.values())
+        if not inputs_tuple:
+            raise TorchError("RuntimeError", errors.EMPTY_INPUTS)
+    outputs = _outputs(tensors)
+    grads = make_grads(outputs, _as_tuple(grad_tensors, len(outputs)))
+    if len(grads) != len(outputs):
+        raise TorchError("RuntimeError", errors.tensors_and_gradients(len(outputs), len(grads)))
     keep_graph = bool(create_graph) if retain_graph is None else bool(retain_graph)
-    if not gradients:
-        raise TorchError("RuntimeError", errors.NO_GRADIENTS)
-    edge = gradient_edge(output)
-    if edge is None or grad is None:
-        raise TorchError("RuntimeError", errors.NO_GRAD_FN)
-    root_grad = validate_output(grad, edge.function)
-    task = GraphTask(edge.function, root_grad, keep_graph, bool(create_graph))
+    if create_graph:
+        outputs[0].ctx.warnings.append(CREATE_GRAPH_WARNING)
+    edges, root_grads = _root_edges(outputs, grads)
+    input_edges = _input_edges(inputs_tuple, True, "backward") if inputs_tuple else None
+    task = GraphTask(edges, root_grads, keep_graph, bool(create_graph), input_edges,
+                     accumulate_grad=True)
     yield from task.execute()
 
 
-def _tensor_or_tensors_to_tuple(gradient: Any) -> tuple[Any, ...]:
-    """A tensor or None stands for itself; anything else goes through `tuple()`, so a
-    list gives its elements (only the first is used) and a number is not iterable."""
-    if gradient is None or isinstance(gradient, Tensor):
-        return (gradient,)
-    if isinstance(gradient, (list, tuple)):
-        return tuple(gradient)
-    raise errors.not_iterable(gradient)
+class GradResult:
+    """What `torch.autograd.grad` returns, filled in when its pass has run."""
+
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: tuple[Tensor | None, ...] = ()
 
 
-def _make_grad(output: Tensor, gradient: Any) -> Tensor | None:
-    """`_make_grads` for one output: check a given gradient, or make the ones seed."""
-    if isinstance(gradient, Tensor):
-        if gradient.shape != output.shape:
-            raise errors.shape_mismatch(gradient.shape, output.shape)
-        return gradient
-    if gradient is not None:
-        raise errors.bad_gradient_type(gradient)
-    if not output.requires_grad:
-        return None
-    if output.numel() != 1:
-        raise TorchError("RuntimeError", errors.NON_SCALAR_OUTPUT)
-    return Tensor(as_values(np.ones(output.shape, dtype=FLOAT32), FLOAT32), output.ctx)
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any = None,
+         create_graph: Any = False, allow_unused: Any = None,
+         materialize_grads: bool = False, result: GradResult | None = None
+         ) -> Iterator[Event]:
+    """`torch.autograd.grad(...)`: runs the engine, then puts the gradients captured at
+    the inputs into `result.values` (a tuple in the order of `inputs`)."""
+    if materialize_grads and allow_unused is False:
+        raise TorchError("ValueError", errors.MATERIALIZE_ALLOW_UNUSED)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _outputs(outputs)
+    inputs_tuple = _outputs(inputs) if not isinstance(inputs, dict) else tuple(inputs.values())
+    if not inputs_tuple:
+        raise TorchError("RuntimeError", errors.EMPTY_GRAD_INPUTS)
+    grads = make_grads(outs, _as_tuple(grad_outputs, len(outs)))
+    if len(grads) != len(outs):
+        raise TorchError("RuntimeError", errors.grad_outputs_count(len(outs), len(grads)))
+    keep_graph = bool(create_graph) if retain_graph is None else bool(retain_graph)
+    edges, root_grads = _root_edges(outs, grads)
+    input_edges = _input_edges(inputs_tuple, False, "grad")
+    task = GraphTask(edges, root_grads, keep_graph, bool(create_graph), input_edges,
+                     accumulate_grad=False)
+    yield from task.execute()
+    values: list[Tensor | None] = []
+    for i, captured in enumerate(task.captured):
+        if captured is None and not allow_unused:
+            raise TorchError("RuntimeError", errors.unused_input(i))
+        if captured is None and materialize_grads:
+            t = inputs_tuple[i]
+            captured = Tensor(np.zeros(t.shape, dtype=t.dtype.numpy), t.ctx)
+        values.append(captured)
+    if result is not None:
+        result.values = tuple(values)

@@ -1,14 +1,15 @@
 """The per-run state that PyTorch keeps per thread.
 
-PyTorch keeps the sequence-number counter and grad mode thread-local. The lab keeps them
-in one `AutogradContext` per program run, held by every tensor of that run, so two
-concurrent requests can never see each other's numbers.
+PyTorch keeps the sequence-number counter, grad mode, inference mode, the
+saved-tensors-hooks stack and the default generator per thread (or per process). The lab
+keeps them in one `AutogradContext` per program run, held by every tensor of that run, so
+two concurrent requests can never see each other's numbers or modes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 UINT64_MAX: Final = 2**64 - 1
 
@@ -21,26 +22,73 @@ class NodeLimitExceeded(Exception):
         self.limit = limit
 
 
-@dataclass
-class AutogradContext:
-    """Sequence counter, grad mode and node ids for one program run."""
+class TensorTooLarge(Exception):
+    """An op would make a tensor with more elements than the run allows."""
 
-    max_nodes: int = 1_000_000
-    max_elements: int = 1_000_000
-    grad_mode: bool = True
-    next_sequence_nr: int = 0
-    next_node_id: int = 0
+    def __init__(self, elements: int, limit: int) -> None:
+        super().__init__(f"this makes a tensor of {elements} elements; the lab allows {limit}")
+
+
+SavedTensorsHooks = tuple[Callable[[Any], Any], Callable[[Any], Any]]    # (pack, unpack)
+
+
+class AutogradContext:
+    """Sequence counter, grad and inference mode, node ids and limits for one run."""
+
+    def __init__(self, max_nodes: int = 1_000_000, max_elements: int = 1_000_000) -> None:
+        self.max_nodes = max_nodes
+        self.max_elements = max_elements
+        self.grad_mode = True
+        self.inference_mode = False
+        self.next_sequence_nr = 0
+        self.next_node_id = 0
+        self.nodes_recorded = 0
+        # A leaf started to require grad (`requires_grad_()`): the program's names are
+        # looked at again, since that leaf may already be bound to one.
+        self.requires_grad_changed = False
+        self.saved_tensors_hooks: list[SavedTensorsHooks] = []
+        self.warnings: list[str] = []          # UserWarnings PyTorch would print
+        self._generator: Any = None
+        self.replay_seed: int | None = None    # a seed to draw from instead of a fresh one
+        self.fresh_seed: int | None = None     # the seed a fresh generator drew
 
     def take_sequence_nr(self) -> int:
         """`at::sequence_number::get_and_increment()`: one number per recorded node."""
-        if self.next_sequence_nr >= self.max_nodes:
-            raise NodeLimitExceeded(self.max_nodes)
         nr = self.next_sequence_nr
         self.next_sequence_nr += 1
         return nr
 
     def take_node_id(self) -> int:
         """A stable id for the views; AccumulateGrad nodes get one too."""
+        if self.nodes_recorded >= self.max_nodes:
+            raise NodeLimitExceeded(self.max_nodes)
+        self.nodes_recorded += 1
         node_id = self.next_node_id
         self.next_node_id += 1
         return node_id
+
+    def check_elements(self, shape: tuple[int, ...]) -> None:
+        """Refuse a tensor of more elements than the run allows, before it is made."""
+        elements = 1
+        for d in shape:
+            elements *= max(int(d), 0)
+        if elements > self.max_elements:
+            raise TensorTooLarge(elements, self.max_elements)
+
+    @property
+    def generator(self) -> Any:
+        """The run's default generator (`torch.default_generator`), made on first use with
+        a seed drawn at random, as a fresh PyTorch process seeds its own."""
+        if self._generator is None:
+            from engine.random import Generator
+
+            if self.replay_seed is not None:
+                self._generator = Generator(self.replay_seed)
+            else:
+                self._generator = Generator.fresh()
+            self.fresh_seed = self._generator.initial_seed()
+        return self._generator
+
+    @property
+    def has_generator(self) -> bool:
+        return self._generator is not None

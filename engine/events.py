@@ -1,10 +1,10 @@
 """The events the engine yields as it works: small records, nothing else.
 
 Values are numpy snapshots that nothing mutates afterwards, so a consumer may keep them.
-The records are slotted dataclasses but not frozen: a frozen dataclass's `__init__` costs
-three to five times as much, and there is one record per pop; nothing changes them once
-yielded. For the same reason each spells out its `__init__`: the one the dataclass
-decorator writes stays interpreted Python even in the compiled build.
+The records are slotted dataclasses, not frozen (a frozen dataclass's `__init__` costs
+several times as much, and there is one record per pop); nothing changes them once yielded.
+Each spells out its `__init__`: the one the dataclass decorator writes stays interpreted
+Python even in the compiled build.
 """
 
 from __future__ import annotations
@@ -96,14 +96,39 @@ class GradientSent:
 
 
 @dataclass(slots=True)
+class HookCall:
+    """One hook that ran within a pop: which kind, what it got and what came of it.
+
+    `kind` is "tensor" (a tensor's register_hook), "retain_grad", "pre" (a node
+    pre-hook), "post" (a node post-hook), "post_accumulate" or "capture"."""
+
+    kind: str
+    label: str                        # what the hook was on: a variable or node name
+    before: Any
+    after: Any
+    replaced: bool
+
+    def __init__(self, kind: str, label: str, before: Any, after: Any,
+                 replaced: bool) -> None:
+        self.kind = kind
+        self.label = label
+        self.before = before
+        self.after = after
+        self.replaced = replaced
+
+
+@dataclass(slots=True)
 class NodePopped:
-    """One ready-queue pop: the node ran (or raised) and what changed because of it."""
+    """One ready-queue pop: the node ran (or raised) and what changed because of it.
+
+    A node popped only for `autograd.grad` to capture a gradient at it does not run
+    (`ran` False): it is not a step of the pass, as no pre-hook fires for it."""
 
     node: int
     name: str
     seq: int
     leaf: str | None
-    grad: Any                         # the summed gradient it received
+    grad: Any                         # the summed gradient it received (its first input)
     sent: list[GradientSent]
     dependencies: dict[int, int]      # counts that changed
     ready: list[int]                  # nodes this pop made ready
@@ -112,13 +137,16 @@ class NodePopped:
     grad_before: Any                  # AccumulateGrad: leaf.grad before ...
     grad_after: Any                   # ... and after the write
     error: TorchError | None
+    hooks: list[HookCall]
+    ran: bool
 
     def __init__(self, node: int, name: str, seq: int, leaf: str | None, grad: Any,
                  sent: list[GradientSent] | None = None,
                  dependencies: dict[int, int] | None = None, ready: list[int] | None = None,
                  queue: list[int] | None = None, released: list[str] | None = None,
                  grad_before: Any = None, grad_after: Any = None,
-                 error: TorchError | None = None) -> None:
+                 error: TorchError | None = None, hooks: list[HookCall] | None = None,
+                 ran: bool = True) -> None:
         self.node = node
         self.name = name
         self.seq = seq
@@ -132,6 +160,8 @@ class NodePopped:
         self.grad_before = grad_before
         self.grad_after = grad_after
         self.error = error
+        self.hooks = [] if hooks is None else hooks
+        self.ran = ran
 
 
 Event = GraphRecorded | DependenciesCounted | NodePopped

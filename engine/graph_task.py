@@ -2,14 +2,25 @@
 
 1. `compute_dependencies`: walk `next_edges` from the root with a stack and a seen-set
    and count, for every node, the edges pointing at it.
-2. Push the root with its gradient onto the ready queue.
-3. Pop the node with the largest sequence number (see Note [Ready queue order]), run it,
+2. For `autograd.grad` (and `backward(inputs=...)`), `init_to_execute` marks which nodes
+   are needed: those from which an input's node can be reached. Others never run.
+3. Push the root with its gradient onto the ready queue.
+4. Pop the node with the largest sequence number (see Note [Ready queue order]) and
+   `evaluate_function` it: hooks and `apply` (Note [Hook order]), `validate_outputs`,
    free its saved tensors unless the graph is kept, then for each output i = 0..n-1 with
    an edge: decrement the next node's count, add the gradient into its InputBuffer, and
    push it the moment its count reaches 0.
 
 `execute` is a generator: it yields one event per pop as it goes, so a caller can stream
 them. Nothing here recurses over the graph; depth is limited only by memory.
+
+# Note [Hook order]
+Within one pop (engine.cpp `call_function`): the tensor hooks registered on the tensors
+this node produced, in registration order, each receiving the previous one's result; then
+`retain_grad`'s hook (always after them); then the node's pre-hooks; `apply`; then the
+node's post-hooks with (grad_inputs, grad_outputs). A hook that returns a value replaces
+what it was given. For AccumulateGrad the tensor hooks are its leaf's, and the
+post-accumulate-grad hooks run inside `apply`, right after `.grad` is written.
 """
 
 from __future__ import annotations
@@ -17,6 +28,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
+from engine import errors
 from engine.accumulate_grad import AccumulateGrad
 from engine.errors import TorchError
 from engine.events import (
@@ -24,29 +38,71 @@ from engine.events import (
     Event,
     GradientSent,
     GraphRecorded,
+    HookCall,
     NodeInfo,
     NodePopped,
     SavedInfo,
 )
-from engine.input_buffer import InputBuffer, validate_output
-from engine.node import Node
+from engine.input_buffer import InputBuffer, validate_outputs
+from engine.node import Edge, Node
 from engine.ready_queue import ReadyQueue
-from engine.tensor import NUMPY_SCALAR, Tensor
+from engine.tensor import Tensor
+
+
+class GraphRoot(Node):
+    """The root of a backward with several outputs: it hands each its gradient
+    (basic_ops.h). It takes a sequence number, and is not a step of the pass."""
+
+    name = "GraphRoot"
+    __slots__ = ("outputs",)
+
+    def __init__(self, edges: list[Edge], grads: list[Tensor]) -> None:
+        ctx = grads[0].ctx
+        super().__init__(ctx, [])
+        self.next_edges = list(edges)
+        self.outputs = grads
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        return list(self.outputs)
+
+
+class ExecInfo:
+    """Which nodes run, and where gradients are captured, for `autograd.grad`."""
+
+    __slots__ = ("needed", "captures")
+
+    def __init__(self) -> None:
+        self.needed = False
+        self.captures: list[tuple[int, int]] = []      # (input_nr, output index)
+
+    def should_execute(self) -> bool:
+        return self.needed or bool(self.captures)
 
 
 class GraphTask:
     """The state of one backward call: dependencies, waiting buffers, ready queue."""
 
-    def __init__(self, root: Node, root_grad: Tensor, keep_graph: bool,
-                 create_graph: bool) -> None:
-        self.root = root
-        self.root_grad = root_grad
+    def __init__(self, roots: list[Edge], root_grads: list[Tensor], keep_graph: bool,
+                 create_graph: bool, inputs: list[Edge] | None = None,
+                 accumulate_grad: bool = True) -> None:
+        if len(roots) == 1:
+            self.root = roots[0].function
+            self.root_inputs = (roots[0].input_nr, root_grads[0])
+        else:
+            self.root = GraphRoot(roots, root_grads)
+            self.root_inputs = (0, root_grads[0])
         self.keep_graph = keep_graph
         self.create_graph = create_graph
+        self.accumulate_grad = accumulate_grad
         self.dependencies: dict[Node, int] = {}
         self.not_ready: dict[Node, InputBuffer] = {}
         self.ready_queue: ReadyQueue[tuple[Node, InputBuffer]] = ReadyQueue()
+        self.exec_info: dict[Node, ExecInfo] = {}
+        self.captured: list[Tensor | None] = []
+        if inputs is not None:
+            self.init_to_execute(inputs)
 
+    # -- before running ------------------------------------------------------------------
     def compute_dependencies(self) -> list[Node]:
         """Count incoming edges for every node reachable from the root; returns the nodes
         in the order the walk first saw them."""
@@ -67,75 +123,218 @@ class GraphTask:
                     stack.append(nxt)
         return order
 
+    def init_to_execute(self, inputs: list[Edge]) -> None:
+        """Mark the inputs (needed for `backward(inputs=)`, captured for `grad`), then
+        every node from which a marked one can be reached, with an iterative DFS."""
+        root_info = self.exec_info.setdefault(self.root, ExecInfo())
+        root_info.needed = True
+        for i, edge in enumerate(inputs):
+            info = self.exec_info.setdefault(edge.function, ExecInfo())
+            if self.accumulate_grad:
+                info.needed = True
+            else:
+                info.captures.append((edge.input_nr, i))
+        self.captured = [None] * len(inputs)
+        visited: set[Node] = set()
+        stack: list[tuple[Node, int]] = [(self.root, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0:
+                if node in visited:
+                    continue
+                visited.add(node)
+            if i < len(node.next_edges):
+                stack.append((node, i + 1))
+                next_edge = node.next_edges[i]
+                if next_edge is not None and next_edge.function not in visited:
+                    stack.append((next_edge.function, 0))
+                continue
+            known = self.exec_info.get(node)
+            if known is not None and known.should_execute():
+                continue
+            if any(e is not None and e.function in self.exec_info
+                   and self.exec_info[e.function].should_execute() for e in node.next_edges):
+                self.exec_info.setdefault(node, ExecInfo()).needed = True
+
+    # -- running ------------------------------------------------------------------------
     def execute(self) -> Iterator[Event]:
         """Run backward, yielding the graph, the dependency counts and then every pop.
 
         A node that raises (its saved tensors were freed) still yields its pop, with the
-        error, and then the error propagates: nothing after it runs, as in PyTorch.
-        """
+        error, and then the error propagates: nothing after it runs, as in PyTorch."""
         nodes = self.compute_dependencies()
         yield GraphRecorded(self.root.id, [describe(n) for n in nodes])
         yield DependenciesCounted({n.id: self.dependencies.get(n, 0) for n in nodes})
         ctx = self.root.ctx
         saved_mode = ctx.grad_mode
-        ctx.grad_mode = self.create_graph       # backward runs in grad mode only then
+        ctx.grad_mode = self.create_graph           # backward runs in grad mode only then
         try:
-            buffer = InputBuffer()
-            buffer.add(self.root_grad)
+            buffer = InputBuffer(self.root.num_outputs)
+            input_nr, grad = self.root_inputs
+            if not isinstance(self.root, GraphRoot):
+                buffer.add(input_nr, grad)
             self.ready_queue.push(self.root.sequence_nr, (self.root, buffer), self.root.id)
             while self.ready_queue:
                 _, (node, inputs) = self.ready_queue.pop()
                 popped = self.evaluate_function(node, inputs)
-                yield popped
+                if not isinstance(node, GraphRoot):
+                    yield popped
                 if popped.error is not None:
                     raise popped.error
         finally:
             ctx.grad_mode = saved_mode
 
-    def evaluate_function(self, node: Node, inputs: InputBuffer) -> NodePopped:
+    def evaluate_function(self, node: Node, buffer: InputBuffer) -> NodePopped:
         """Run one node and hand its gradients on; the event says what happened."""
-        grad = inputs.total
-        assert grad is not None
+        hooks: list[HookCall] = []
+        grads = buffer.values
         leaf_tensor = node.variable if type(node) is AccumulateGrad else None
-        before = _grad_values(leaf_tensor)
         leaf = leaf_tensor.name if leaf_tensor is not None else None
+        name = step_name(node)
+        first = grads[0].data if grads and grads[0] is not None else None
+        before = _grad_values(leaf_tensor)
+        info = self.exec_info.get(node) if self.exec_info else None
+        if self.exec_info and (info is None or not info.needed):
+            grads = self.call_tensor_pre_hooks(node, grads, hooks)
+            for input_nr, index in (info.captures if info else []):
+                self.captured[index] = grads[input_nr]
+            return NodePopped(node.id, name, node.sequence_nr, leaf, first,
+                              queue=self._queue(), hooks=hooks, ran=False)
+        if info is not None:
+            for input_nr, index in info.captures:
+                self.captured[index] = grads[input_nr]
         try:
-            outputs = node.apply([grad])
+            outputs = self.call_function(node, grads, hooks)
         except TorchError as error:
-            return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data,
-                              queue=self._queue(), grad_before=before, error=error)
+            return NodePopped(node.id, name, node.sequence_nr, leaf, first,
+                              queue=self._queue(), grad_before=before, error=error,
+                              hooks=hooks)
         released = [] if self.keep_graph else node.release_variables()
         sent: list[GradientSent] = []
         changed: dict[int, int] = {}
         ready: list[int] = []
-        dependencies, not_ready = self.dependencies, self.not_ready
         for i, edge in enumerate(node.next_edges):
             if edge is None:
                 continue
             nxt = edge.function
-            out = validate_output(outputs[i], nxt)   # type: ignore[arg-type]
-            sent.append(GradientSent(i, nxt.id, out.data))
-            count = changed[nxt.id] = dependencies[nxt] - 1
-            dependencies[nxt] = count
-            buffer = not_ready.pop(nxt, None)
-            if buffer is None:
-                buffer = InputBuffer()
-            buffer.add(out)
+            out = outputs[i]
+            count = changed[nxt.id] = self.dependencies[nxt] - 1
+            self.dependencies[nxt] = count
+            buffer_next = self.not_ready.pop(nxt, None)
+            if buffer_next is None:
+                if self.exec_info:
+                    nxt_info = self.exec_info.get(nxt)
+                    if nxt_info is None or not nxt_info.should_execute():
+                        continue
+                buffer_next = InputBuffer(nxt.num_outputs)
+            if out is not None:
+                sent.append(GradientSent(i, nxt.id, out.data))
+            buffer_next.add(edge.input_nr, out)
             if count == 0:
-                self.ready_queue.push(nxt.sequence_nr, (nxt, buffer), nxt.id)
+                self.ready_queue.push(nxt.sequence_nr, (nxt, buffer_next), nxt.id)
                 ready.append(nxt.id)
             else:
-                not_ready[nxt] = buffer
+                self.not_ready[nxt] = buffer_next
         after = _grad_values(leaf_tensor)
-        return NodePopped(node.id, node.name, node.sequence_nr, leaf, grad.data, sent,
-                          changed, ready, self._queue(), released, before, after)
+        return NodePopped(node.id, name, node.sequence_nr, leaf, first, sent, changed,
+                          ready, self._queue(), released, before, after, hooks=hooks)
+
+    def call_tensor_pre_hooks(self, node: Node, grads: list[Tensor | None],
+                              hooks: list[HookCall]) -> list[Tensor | None]:
+        """The tensor hooks on what this node produced, then retain_grad's."""
+        grads = list(grads)
+        if type(node) is AccumulateGrad:
+            tensor_hooks = {0: node.variable.hooks}
+            label: dict[int, str] = {0: node.variable.name or "leaf"}
+        else:
+            tensor_hooks = node.tensor_pre_hooks
+            label = {i: node.bound_to or node.type_name for i in tensor_hooks}
+        for i, hook_list in tensor_hooks.items():
+            for hook in list(hook_list):
+                grad = grads[i]
+                if grad is None:
+                    continue
+                result = hook(grad)
+                hooks.append(HookCall("tensor", label[i], grad.data,
+                                      None if result is None else result.data,
+                                      result is not None))
+                if result is not None:
+                    grads[i] = _hook_result(result, grad)
+        for i, retain in node.retains_grad_hooks.items():
+            grad = grads[i]
+            if grad is not None:
+                retain(grad)
+                hooks.append(HookCall("retain_grad", node.bound_to or node.type_name,
+                                      grad.data, None, False))
+        return grads
+
+    def call_function(self, node: Node, grads: list[Tensor | None],
+                      hooks: list[HookCall]) -> list[Tensor | None]:
+        """Hooks around `apply`, in PyTorch's order (Note [Hook order])."""
+        grads = self.call_tensor_pre_hooks(node, grads, hooks)
+        for hook in list(node.pre_hooks):
+            result = hook(tuple(grads))
+            hooks.append(HookCall("pre", node.type_name, _datas(grads),
+                                  None if result is None else _datas(list(result)),
+                                  result is not None))
+            if result is not None:
+                grads = _hook_results(list(result), grads, "prehook")
+        if all(g is None for g in grads) and type(node) is not GraphRoot:
+            outputs: list[Tensor | None] = [None] * len(node.next_edges)
+        else:
+            outputs = node.apply(_materialize(node, grads))
+        if len(outputs) != len(node.next_edges):
+            raise TorchError("RuntimeError", errors.wrong_number_of_gradients(
+                node.node_name, len(node.next_edges), len(outputs)))
+        outputs = validate_outputs(node, outputs)
+        for post in list(node.post_hooks):
+            result = post(tuple(outputs), tuple(grads))
+            hooks.append(HookCall("post", node.type_name, _datas(outputs),
+                                  None if result is None else _datas(list(result)),
+                                  result is not None))
+            if result is not None:
+                outputs = _hook_results(list(result), outputs, "hook")
+        return outputs
 
     def _queue(self) -> list[int]:
         return self.ready_queue.in_pop_order()
 
 
+def _materialize(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """A node with several inputs gets zeros where no gradient arrived."""
+    if len(grads) <= 1 or all(g is not None for g in grads):
+        return grads
+    out: list[Tensor | None] = []
+    for g, meta in zip(grads, node.input_metadata, strict=False):
+        out.append(g if g is not None else Tensor(np.zeros(meta.shape, dtype=meta.dtype.numpy),
+                                                  node.ctx))
+    return out
+
+
+def _datas(values: list[Tensor | None] | tuple[Any, ...]) -> list[Any]:
+    return [v.data if isinstance(v, Tensor) else None for v in values]
+
+
+def _hook_result(result: Any, grad: Tensor) -> Tensor:
+    if not isinstance(result, Tensor):
+        raise TorchError("TypeError", errors.hook_returned(type(result).__name__))
+    return result
+
+
+def _hook_results(result: list[Any], old: list[Tensor | None], what: str) -> list[Tensor | None]:
+    if len(result) != len(old):
+        raise TorchError("RuntimeError", errors.hook_count(what, len(old), len(result)))
+    return [r if isinstance(r, Tensor) or r is None else _hook_result(r, old[0])  # type: ignore[arg-type]
+            for r in result]
+
+
 def _grad_values(leaf: Tensor | None) -> Any:
-    return None if leaf is None or leaf.grad is None else leaf.grad.data
+    return None if leaf is None or leaf.grad is None else leaf.grad.data.copy()
+
+
+def step_name(node: Node) -> str:
+    """The node's name as the contract writes it: AccumulateGrad without its namespace."""
+    return "AccumulateGrad" if type(node) is AccumulateGrad else node.node_name
 
 
 def describe(node: Node) -> NodeInfo:
@@ -143,21 +342,19 @@ def describe(node: Node) -> NodeInfo:
     leaf = node.variable if type(node) is AccumulateGrad else None
     return NodeInfo(
         id=node.id,
-        name=node.name,
+        name=step_name(node),
         seq=node.sequence_nr,
         next_ids=[e.function.id if e else None for e in node.next_edges],
         bound_to=node.bound_to,
         leaf=leaf.name if leaf is not None else None,
-        leaf_value=leaf.data if leaf is not None else None,
-        shape=node.input_shape,
+        leaf_value=leaf.data.copy() if leaf is not None else None,
+        shape=node.input_metadata[0].shape if node.input_metadata else (),
         saved=[SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released)
-               for name, var in node.saved.items()],
+               for name, var in node.saved.items() if not name.startswith("_")],
     )
 
 
 def _saved_value(value: object) -> object:
     if isinstance(value, Tensor):
         return value.data
-    if isinstance(value, NUMPY_SCALAR):
-        return value.item()
     return value

@@ -1,14 +1,16 @@
-"""Node: one backward function of the graph, with its edges and saved values.
+"""Node: one backward function of the graph, with its edges, saved values and hooks.
 
 Every op that records creates one Node, which takes the next sequence number
 (node.h: `Node(edge_list&&)` calls `sequence_number::get_and_increment()`).
-`next_edges` lists, in argument order, where each input's gradient goes; an input that
-needs no gradient has the edge None, as `next_functions` shows `(None, 0)`.
+`next_edges` lists, in argument order, where each input's gradient goes: the input's
+`grad_fn` (at the output it came from) or its AccumulateGrad; an input that needs no
+gradient has the edge None, as `next_functions` shows `(None, 0)`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine import errors
@@ -18,53 +20,133 @@ if TYPE_CHECKING:
     from engine.context import AutogradContext
 
 
-@dataclass(slots=True)
 class Edge:
-    """`(function, input_nr)`: the node a gradient flows to. Lab nodes have one input."""
+    """`(function, input_nr)`: the node a gradient flows to, and which of its inputs."""
 
-    function: Node
-    input_nr: int = 0
+    __slots__ = ("function", "input_nr")
 
     def __init__(self, function: Node, input_nr: int = 0) -> None:
-        # Spelled out: a dataclass's own `__init__` stays interpreted in the compiled build
-        # (five times the cost), and there is an edge for nearly every input of every op.
         self.function = function
         self.input_nr = input_nr
 
 
-class SavedVariable:
-    """A value saved for backward. Tensors are freed after the node runs; numbers stay.
+class InputMetadata:
+    """What a node knows of one forward output: the gradient it receives must have this
+    shape and dtype (`validate_outputs` sums a broadcast gradient back and casts it)."""
 
-    Reading a freed tensor raises PyTorch's "backward through the graph a second time".
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        self.shape = shape
+        self.dtype = dtype
+
+
+class RemovableHandle:
+    """What `register_hook` returns: `remove()` takes the hook out of its list."""
+
+    __slots__ = ("hooks", "hook")
+
+    def __init__(self, hooks: list[Any], hook: Any) -> None:
+        self.hooks = hooks
+        self.hook = hook
+
+    def remove(self) -> None:
+        for i, h in enumerate(self.hooks):
+            if h is self.hook:
+                del self.hooks[i]
+                return
+
+
+class SavedVariable:
+    """A tensor (or number, or sizes) saved for backward.
+
+    Tensors are freed after the node runs unless the graph is kept; reading a freed one
+    raises "backward through the graph a second time". A tensor records its version when
+    saved, and reading it after an in-place change raises PyTorch's version error.
+
     An output of the node that saves it (tanh's `result`) is kept without its grad_fn,
     which would be that very node, as saved_variable.cpp does: node -> saved -> tensor ->
-    node would be a cycle, and a node that backward never reaches (and so never frees)
-    would wait for the cycle collector with everything it points to. `unpack(saved_for)`
-    gives the output its grad_fn back.
+    node would be a cycle. `unpack(saved_for)` gives the output its grad_fn back.
+    Under `saved_tensors_hooks(pack, unpack)` only what `pack` returned is kept.
     """
 
-    __slots__ = ("value", "is_tensor", "is_output", "released")
+    __slots__ = ("value", "is_tensor", "is_output", "released", "saved_version",
+                 "version_counter", "output_nr", "packed", "unpack_hook", "for_message")
 
     def __init__(self, value: Any, is_tensor: bool, is_output: bool = False) -> None:
-        self.value = Tensor(value.data, value.ctx) if is_output else value
         self.is_tensor = is_tensor
         self.is_output = is_output
         self.released = False
+        self.packed: Any = None
+        self.unpack_hook: Callable[[Any], Any] | None = None
+        self.for_message: Any = None      # the tensor a packed value came from
+        if not is_tensor:
+            self.value = value
+            self.saved_version = 0
+            self.version_counter: Any = None
+            self.output_nr = 0
+            return
+        t: Tensor = value
+        self.saved_version = t.version
+        self.version_counter = t.version_counter
+        self.output_nr = t.output_nr
+        if t.is_inference:
+            raise errors.TorchError("RuntimeError", errors.INFERENCE_SAVED)
+        hooks = t.ctx.saved_tensors_hooks
+        if hooks:
+            pack, unpack = hooks[-1]
+            self.value = None
+            self.packed = pack(t)
+            self.unpack_hook = unpack
+        elif is_output:
+            self.value = Tensor(t.data, t.ctx)
+            self.value.version_counter = t.version_counter
+        else:
+            self.value = t
+        self.for_message = t if self.value is None else None
 
     def unpack(self, saved_for: Node | None = None) -> Any:
         if self.released:
             raise errors.TorchError("RuntimeError", errors.FREED_GRAPH)
+        if not self.is_tensor:
+            return self.value
+        if self.version_counter.version != self.saved_version:
+            raise errors.modified_by_inplace(self._message_tensor(saved_for),
+                                             self.version_counter.version, self.saved_version)
+        if self.unpack_hook is not None:
+            return self.unpack_hook(self.packed)
         if self.is_output and saved_for is not None:
-            return Tensor(self.value.data, self.value.ctx, grad_fn=saved_for)
+            return Tensor(self.value.data, self.value.ctx, grad_fn=saved_for,
+                          output_nr=self.output_nr)
         return self.value
+
+    def _message_tensor(self, saved_for: Node | None) -> tuple[Any, str | None, int]:
+        """The saved tensor's legacy type and sizes, and the node the message names: the
+        node that saved an output, else the tensor's grad_fn as it is now."""
+        t = self.value if self.value is not None else self.for_message
+        node = saved_for if self.is_output else (t.grad_fn if t is not None else None)
+        name = None if node is None else re.sub(r"Backward\d*$", "", node.node_name)
+        return t, name, self.output_nr
+
+    def release(self) -> None:
+        if self.is_tensor and not self.released:
+            self.released = True
+            self.value = None
+            self.packed = None
 
 
 class Node:
-    """A backward function. Subclasses give `name`, save values and implement `apply`."""
+    """A backward function. Subclasses give `name`, save values and implement `apply`.
+
+    `apply` takes one gradient per forward output (None where none arrived) and returns
+    one per input, None where that input's edge is None."""
 
     name: ClassVar[str] = "Node"
-    __slots__ = ("ctx", "id", "sequence_nr", "next_edges", "saved", "input_shape",
-                 "input_dtype", "bound_to")
+    # The `_saved_*` attributes this node type has (a None one was not needed).
+    saved_names: ClassVar[tuple[str, ...]] = ()
+    __slots__ = ("ctx", "id", "sequence_nr", "next_edges", "saved", "input_metadata",
+                 "pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks",
+                 "bound_to", "__weakref__")
 
     def __init__(self, ctx: AutogradContext, inputs: list[Tensor | None],
                  sequence_nr: int | None = None) -> None:
@@ -73,50 +155,63 @@ class Node:
         self.id = ctx.take_node_id()
         self.next_edges: list[Edge | None] = [gradient_edge(t) for t in inputs]
         self.saved: dict[str, SavedVariable] = {}
-        # input_metadata(0): the shape and dtype of the tensor this node's output is.
-        self.input_shape: tuple[int, ...] = ()
-        self.input_dtype: Any = None
+        self.input_metadata: list[InputMetadata] = []
+        self.pre_hooks: list[Callable[[Any], Any]] = []
+        self.post_hooks: list[Callable[[Any, Any], Any]] = []
+        self.tensor_pre_hooks: dict[int, list[Callable[[Any], Any]]] = {}
+        self.retains_grad_hooks: dict[int, Callable[[Any], Any]] = {}
         self.bound_to: str | None = None      # the program variable its output was bound to
+
+    @property
+    def node_name(self) -> str:
+        """`grad_fn.name()`: the node class's name (a custom Function's node overrides it
+        with `NameBackward`)."""
+        return self.name
+
+    @property
+    def type_name(self) -> str:
+        """The class name its repr shows (`<AccumulateGrad object at ...>`)."""
+        return self.node_name.rsplit("::", 1)[-1]
 
     def save(self, name: str, value: Any) -> None:
         """Save a value for backward (`_saved_<name>`): a tensor, a number or sizes."""
         if isinstance(value, Tensor):
             self.saved[name] = SavedVariable(value, True, value.grad_fn is self)
         else:
-            self.saved[name] = SavedVariable(value, False, False)
+            self.saved[name] = SavedVariable(value, False)
 
     def saved_value(self, name: str) -> Any:
-        """One saved value, raising the freed-graph error if it was released."""
+        """One saved value: freed-graph and version errors are raised here."""
         return self.saved[name].unpack(self)
 
     def needs_input_grad(self, i: int) -> bool:
         """`task_should_compute_output(i)`: input i has somewhere to send its gradient."""
         return self.next_edges[i] is not None
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
-        """Gradients for each input (None where no edge), from the output's gradient."""
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError
-
-    def unpack_saved(self) -> dict[str, Any]:
-        """Every saved value, raising the freed-graph error if a tensor was released."""
-        return {name: var.unpack(self) for name, var in self.saved.items()}
 
     def release_variables(self) -> list[str]:
         """Free saved tensors (`release_variables()`); returns the names freed."""
         freed = []
         for name, var in self.saved.items():
             if var.is_tensor and not var.released:
-                var.released = True
-                var.value = None
+                var.release()
                 freed.append(name)
         return freed
 
     def next_functions(self) -> list[tuple[Node | None, int]]:
         return [(e.function, e.input_nr) if e else (None, 0) for e in self.next_edges]
 
+    @property
+    def num_outputs(self) -> int:
+        """How many forward outputs feed gradients into this node (`num_inputs()` in C++,
+        where a node's inputs are gradients)."""
+        return max(1, len(self.input_metadata))
+
     def __repr__(self) -> str:
         seq = "MAX" if self.sequence_nr == UINT64_MAX else self.sequence_nr
-        return f"<{self.name} #{seq}>"
+        return f"<{self.node_name} #{seq}>"
 
 
 def gradient_edge(t: Tensor | None) -> Edge | None:
@@ -124,7 +219,7 @@ def gradient_edge(t: Tensor | None) -> Edge | None:
     if t is None or not t.requires_grad:
         return None
     if t.grad_fn is not None:
-        return Edge(t.grad_fn)
+        return Edge(t.grad_fn, t.output_nr)
     return Edge(t.grad_accumulator())
 
 

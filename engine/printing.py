@@ -99,11 +99,11 @@ def tensor_repr(values: Any, *, grad_fn: str | None = None, requires_grad: bool 
 
 
 def format_tensor(t: Any, *, suffixes: bool = True) -> str:
-    """`repr(t)` of an engine tensor, read duck-typed (`data`, `grad_fn.name`,
+    """`repr(t)` of an engine tensor, read duck-typed (`data`, `grad_fn.type_name`,
     `requires_grad`, `is_parameter`); `suffixes=False` leaves out the autograd ones."""
     if not suffixes:
         return tensor_repr(t.data)
-    return tensor_repr(t.data, grad_fn=None if t.grad_fn is None else t.grad_fn.name,
+    return tensor_repr(t.data, grad_fn=None if t.grad_fn is None else t.grad_fn.type_name,
                        requires_grad=t.requires_grad,
                        parameter=bool(getattr(t, "is_parameter", False)))
 

@@ -1,62 +1,78 @@
-"""Tensor: a value (numpy, float32 by default) with PyTorch's autograd fields.
+"""Tensor: values in a numpy array, with PyTorch's autograd fields.
 
 `requires_grad`, `grad_fn`, `is_leaf` and `.grad` mean what they mean in PyTorch: a leaf
-is a tensor with no `grad_fn`; `.grad` stays None until backward writes it.
+is a tensor with no `grad_fn`, and `.grad` stays None until backward writes it.
+
+# Note [Storage and versions]
+A PyTorch tensor is a view of a storage, and several tensors can share one: `detach()`,
+`.data` and every view op (`x[0]`, `x.t()`, `x.view(...)`). The lab keeps the values in a
+numpy array, and shares storage exactly where PyTorch does by sharing the array (numpy
+views of it for view ops), so an in-place write through any of them is seen by all. Each
+tensor also has a version counter, bumped by every in-place op: `detach()` and views
+share their source's counter, `.data` gets a new one. A node that saves a tensor records
+its version, and raises PyTorch's error when backward finds it changed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import errors
+from engine import dtypes, errors
+from engine.dtypes import DType
 
 if TYPE_CHECKING:
     from engine.accumulate_grad import AccumulateGrad
     from engine.context import AutogradContext
     from engine.node import Node
 
-# A tensor's values: a numpy scalar (np.float32 / np.int64) for 0-d tensors, an ndarray
-# otherwise. Scalars keep 0-d arithmetic fast and still round exactly like float32.
-Values = Any
 Number = int | float
-FLOAT32: Final = np.dtype(np.float32)
-INT64: Final = np.dtype(np.int64)
-# numpy's scalar types as Final names: the compiled build keeps a Final in a C static, where
-# `np.float32` is an attribute lookup on the module each time, several times per op.
-FLOAT32_SCALAR: Final = np.float32
-FLOAT64_SCALAR: Final = np.float64
-INT64_SCALAR: Final = np.int64
-NUMPY_SCALAR: Final = np.generic
-ONE: Final = np.float32(1)             # numpy scalars are immutable: one serves every op
+Hook = Callable[[Any], Any]           # a tensor hook: grad -> new grad or None
 
 
-def as_values(array: Any, dtype: np.dtype[Any]) -> Values:
-    """Normalise numpy output: 0-d results become numpy scalars of `dtype`."""
-    if type(array) is dtype.type:           # already a scalar of the right dtype: fast path
-        return array
-    out = np.asarray(array, dtype=dtype)
-    return out[()] if out.ndim == 0 else out
+class VersionCounter:
+    """How many in-place changes a storage has seen (shared as Note [Storage and versions]
+    says)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self) -> None:
+        self.version = 0
 
 
 class Tensor:
     """A tensor of one program run."""
 
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "name", "is_wrapped_number",
-                 "ctx", "_grad_accumulator")
+    __slots__ = ("data", "dtype", "ctx", "requires_grad", "grad_fn", "output_nr", "grad",
+                 "name", "is_wrapped_number", "version_counter", "base", "is_inference",
+                 "is_parameter", "hooks", "post_accumulate_hooks", "retains_grad",
+                 "_grad_accumulator")
 
-    def __init__(self, data: Values, ctx: AutogradContext, *, requires_grad: bool = False,
-                 grad_fn: Node | None = None, is_wrapped_number: bool = False) -> None:
+    def __init__(self, data: np.ndarray, ctx: AutogradContext, *, requires_grad: bool = False,
+                 grad_fn: Node | None = None, output_nr: int = 0,
+                 is_wrapped_number: bool = False, base: Tensor | None = None) -> None:
         self.data = data
+        self.dtype: DType = dtypes.from_numpy(data.dtype)
         self.ctx = ctx
-        self.requires_grad = requires_grad or grad_fn is not None
         self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.requires_grad = requires_grad or grad_fn is not None
         self.grad: Tensor | None = None
-        self.name: str | None = None          # the variable a grad-requiring leaf was created as
+        self.name: str | None = None       # the variable a grad-requiring leaf was named by
         self.is_wrapped_number = is_wrapped_number
+        self.base = base                   # the tensor this one is a view of
+        self.version_counter: VersionCounter = (base.version_counter if base is not None
+                                                else VersionCounter())
+        self.is_inference = ctx.inference_mode
+        self.is_parameter = False
+        self.hooks: list[Hook] = []        # a leaf's tensor hooks (a non-leaf's are on grad_fn)
+        self.post_accumulate_hooks: list[Hook] = []
+        self.retains_grad = False
         self._grad_accumulator: AccumulateGrad | None = None
 
+    # -- what a tensor is --------------------------------------------------------------
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
@@ -66,15 +82,28 @@ class Tensor:
         return self.data.shape  # type: ignore[no-any-return]
 
     @property
-    def dtype(self) -> np.dtype[Any]:
-        return self.data.dtype  # type: ignore[no-any-return]
+    def ndim(self) -> int:
+        return int(self.data.ndim)
 
     @property
     def is_floating_point(self) -> bool:
-        return self.dtype == FLOAT32
+        return self.dtype.is_floating_point
+
+    @property
+    def version(self) -> int:
+        return self.version_counter.version
 
     def numel(self) -> int:
         return int(self.data.size)
+
+    def item(self) -> Number | bool:
+        """The one value as a Python number (`.item()`), widened as PyTorch widens it."""
+        if self.data.size != 1:
+            raise errors.TorchError("RuntimeError", errors.item_of_many(self.data.size))
+        return self.data.reshape(()).item()  # type: ignore[no-any-return]
+
+    def tolist(self) -> Any:
+        return self.data.tolist()
 
     def grad_accumulator(self) -> AccumulateGrad:
         """The leaf's one AccumulateGrad node, shared by every use of the leaf."""
@@ -84,16 +113,17 @@ class Tensor:
             self._grad_accumulator = AccumulateGrad(self)
         return self._grad_accumulator
 
-    def tolist(self) -> Any:
-        """Values widened to Python numbers, as `Tensor.tolist()` gives them."""
-        return self.data.tolist()
+    def bump_version(self) -> None:
+        """An in-place op changed the values (`torch.autograd.graph` calls it a bump)."""
+        if not self.is_inference:
+            self.version_counter.version += 1
 
     def __repr__(self) -> str:
         from engine.printing import format_tensor
 
         return format_tensor(self)
 
-    # Python operators, as torch.Tensor defines them (see engine/functions.py).
+    # Python operators, as torch.Tensor defines them (see engine/functions/).
     def __add__(self, other: Tensor | Number) -> Tensor:
         return functions.add(self, other)
 
@@ -128,49 +158,110 @@ class Tensor:
     def __neg__(self) -> Tensor:
         return functions.neg(self)
 
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return functions.matmul(self, other)
 
-def tensor(data: Any, ctx: AutogradContext, *, requires_grad: bool = False) -> Tensor:
-    """`torch.tensor(data, requires_grad=...)` for numbers and nested lists of numbers."""
-    shape, flat = _shape_and_values(data)
-    # torch infers float32 from any float (and for an empty list), int64 otherwise.
-    dtype = FLOAT32 if not flat or any(isinstance(v, float) for v in flat) else INT64
-    if requires_grad and dtype != FLOAT32:
+
+def as_array(values: Any, dtype: np.dtype[Any]) -> np.ndarray:
+    """numpy output as an array of `dtype`: 0-d results come back from numpy as scalars."""
+    if type(values) is np.ndarray and values.dtype == dtype:
+        return values
+    return np.asarray(values, dtype=dtype)
+
+
+def new_tensor(values: Any, ctx: AutogradContext, dtype: DType | None = None,
+               requires_grad: bool = False) -> Tensor:
+    """A fresh leaf holding `values` (copied into an array of `dtype`)."""
+    np_dtype = dtype.numpy if dtype is not None else np.asarray(values).dtype
+    ctx.check_elements(np.shape(values))
+    array = np.array(values, dtype=np_dtype)
+    out = Tensor(array, ctx)
+    if requires_grad:
+        set_requires_grad(out, True)
+    return out
+
+
+def set_requires_grad(t: Tensor, flag: bool) -> None:
+    """`t.requires_grad_(flag)`, with PyTorch's errors for non-leaves and integers."""
+    if not t.is_leaf:
+        if flag:
+            return                      # a non-leaf already requires grad
+        raise errors.TorchError("RuntimeError", errors.REQUIRES_GRAD_NON_LEAF)
+    if flag and not t.is_floating_point:
         raise errors.TorchError("RuntimeError", errors.ONLY_FLOAT_REQUIRES_GRAD)
-    if dtype == INT64 and any(not -(2**63) <= v < 2**63 for v in flat):
+    t.requires_grad = flag
+    t.ctx.requires_grad_changed = True
+
+
+def tensor(data: Any, ctx: AutogradContext, *, dtype: DType | None = None,
+           requires_grad: bool = False) -> Tensor:
+    """`torch.tensor(data, dtype=..., requires_grad=...)` for numbers, bools and nested
+    lists of them, checked and typed as torch checks and types them."""
+    shape, flat = shape_and_values(data)
+    ctx.check_elements(shape)
+    inferred = infer_dtype(flat)
+    if dtype is None:
+        dtype = inferred
+    if requires_grad and not dtype.is_floating_point:
+        raise errors.TorchError("RuntimeError", errors.ONLY_FLOAT_REQUIRES_GRAD)
+    if inferred is dtypes.int64 and any(not -(2**63) <= v < 2**63 for v in flat):
         raise errors.TorchError("ValueError", errors.INT64_OVERFLOW)
-    if len(flat) > ctx.max_elements:
-        raise ValueError(f"a tensor of {len(flat)} elements is larger than the lab allows")
-    values = as_values(np.array(flat, dtype=dtype).reshape(shape), dtype)
-    return Tensor(values, ctx, requires_grad=requires_grad)
+    array = np.array(flat, dtype=np.float64 if dtype.is_floating_point else dtype.numpy)
+    array = array.astype(dtype.numpy).reshape(shape)
+    out = Tensor(array, ctx)
+    if requires_grad:
+        out.requires_grad = True
+    return out
 
 
-def _shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Number]]:
+def infer_dtype(flat: list[Any]) -> DType:
+    """torch infers the default float dtype from any float (and for an empty list), int64
+    from integers, bool only when every value is a bool."""
+    if not flat:
+        return dtypes.DEFAULT_FLOAT
+    if any(isinstance(v, float) for v in flat):
+        return dtypes.DEFAULT_FLOAT
+    if all(isinstance(v, bool) for v in flat):
+        return dtypes.bool_
+    return dtypes.int64
+
+
+def shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Any]]:
     """The shape of nested lists and their numbers in row-major order, checked as torch
-    checks them: the shape comes from the first elements, then every part must fit it."""
+    checks them: the shape comes from the first elements, then every part must fit it.
+    0-d tensors inside the lists count as their one number."""
     shape: list[int] = []
     first = data
-    while isinstance(first, list):
+    while isinstance(first, (list, tuple)):
         shape.append(len(first))
         if not first:
             break
         first = first[0]
-    flat: list[Number] = []
-
-    def store(x: Any, dim: int) -> None:
+    flat: list[Any] = []
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:                                   # no recursion: deep lists are fine
+        x, dim = stack.pop()
         if dim == len(shape):
-            if isinstance(x, list):
+            if isinstance(x, (list, tuple)):
                 raise errors.TorchError("TypeError", errors.NUMBER_NOT_LIST)
-            flat.append(x)
-            return
-        if not isinstance(x, list):
+            flat.append(_scalar(x))
+            continue
+        if not isinstance(x, (list, tuple)):
             raise errors.TorchError("TypeError", errors.NOT_A_SEQUENCE)
         if len(x) != shape[dim]:
             raise errors.ragged(shape[dim], dim, len(x))
-        for item in x:
-            store(item, dim + 1)
-
-    store(data, 0)
+        stack.extend((item, dim + 1) for item in reversed(x))
     return tuple(shape), flat
+
+
+def _scalar(x: Any) -> Any:
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            raise errors.TorchError("ValueError", errors.ONLY_ONE_ELEMENT_TENSORS)
+        return x.item()
+    if isinstance(x, (bool, int, float)):
+        return x
+    raise errors.TorchError("TypeError", f"must be real number, not {type(x).__name__}")
 
 
 from engine import functions  # noqa: E402  (operators need the op table; it needs Tensor)

@@ -10,19 +10,7 @@ what a student pastes into Python to get the same numbers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True, slots=True)
-class ShorthandLeaf:
-    """`name = NUMBER` in the opening block of a shorthand program, and what it means."""
-
-    name: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int                    # 1-based, just past the statement's end
-    expanded: str                   # `torch.tensor(3.0, requires_grad=True)`
+from app.language.program import ShorthandLeaf
 
 
 def leaf_expansion(number: int | float) -> str:
@@ -39,12 +27,13 @@ def as_pytorch(source: str, shorthand: list[ShorthandLeaf], implicit_output: str
 
     A plain program is already PyTorch: only the prints are added."""
     lines = source.splitlines()
-    for leaf in sorted(shorthand, key=lambda s: (s.line, s.col), reverse=True):
-        if leaf.line != leaf.end_line:
+    for leaf in sorted(shorthand, key=lambda s: (s.span.line, s.span.col), reverse=True):
+        span = leaf.span
+        if span.line != span.end_line:
             continue                  # a leaf line split over several lines: kept as is
-        text = lines[leaf.line - 1]
-        lines[leaf.line - 1] = (text[:leaf.col - 1] + f"{leaf.name} = {leaf.expanded}"
-                                + text[leaf.end_col - 1:])
+        text = lines[span.line - 1]
+        lines[span.line - 1] = (text[:span.col - 1] + f"{leaf.name} = {leaf.expanded}"
+                                + text[span.end_col - 1:])
     out = list(lines)
     if not any(line.strip() == "import torch" for line in lines):
         out.insert(0, "import torch")

@@ -1,69 +1,88 @@
-"""Run a Program on engine tensors, statement by statement, yielding what happens.
+"""The interpreter: runs a Program on engine tensors, statement by statement.
 
-Assignments evaluate expressions with the engine's ops (recording nodes exactly where
-PyTorch would); each `backward()` call hands its events through as the engine yields
-them, wrapped in `PassStarted`. Python numbers stay Python numbers until they meet a
-tensor, as in real PyTorch code.
+It is a plain tree-walking interpreter over the program representation, with Python's
+scoping (a function's locals are the names its body binds), its truth and comparison
+rules as PyTorch's tensors apply them, and the lab's limits checked as it goes. Every
+`backward()` and `torch.autograd.grad()` call hands the engine's events to `emit` as the
+engine yields them, wrapped in a PassStarted.
+
+# Note [Leaf names]
+The trace names each leaf that requires grad after the first variable it was bound to,
+looked for after every executed statement, at any depth (CONTRACT §2): after a statement
+inside a function, among that function's variables; after one at the top level, among
+the program's, where a module's parameters are named `VAR.NAME`. Rather than scanning
+every variable after every statement, each frame remembers the names bound since its
+last look (`pending`), and looks at all of them only when a tensor started to require
+grad in between (`requires_grad_()`, a new module), which can name a leaf already bound.
 """
 
 from __future__ import annotations
 
 import math
-import operator
+import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any
 
+import numpy as np
+
+from app.language import program as ir
 from app.language.parse import SourceError
-from app.language.program import (
-    Assign,
-    Backward,
-    BinOp,
-    Bool,
-    Call,
-    ClearGrad,
-    Expr,
-    ListExpr,
-    Num,
-    Program,
-    Span,
-    Statement,
-    TensorCall,
-    UnaryOp,
-    Var,
+from app.language.values import (
+    Addresses,
+    BoundMethod,
+    Builtin,
+    ContextManager,
+    LambdaFunction,
+    Namespace,
+    PyType,
+    ReturnTypes,
+    Size,
+    UserFunction,
+    Value,
+    py_repr,
+    py_str,
+    type_name,
 )
 from app.limits import Limits
-from engine import (
-    AutogradContext,
-    NodeLimitExceeded,
-    Tensor,
-    TensorTooLarge,
-    TorchError,
-    backward,
-    functions,
-    tensor,
-)
 from engine import errors as torch_errors
-from engine.events import Event, GraphRecorded
+from engine.context import AutogradContext, NodeLimitExceeded, TensorTooLarge
+from engine.errors import TorchError
+from engine.events import Event, GraphRecorded, NodePopped
+from engine.tensor import Tensor
 
-Value = Any      # a Tensor, a Python number, a list (torch.tensor data) or True/False/None
-
+# -- what a run reports ------------------------------------------------------------------
 
 @dataclass(slots=True)
 class PassStarted:
-    """A backward() call reached the engine: a pass of the trace begins."""
+    """A backward() or autograd.grad() call reached the engine: a pass may begin (it is
+    one when a node runs)."""
 
     index: int
+    kind: str                         # "backward" or "grad"
     output: str
     line: int
     col: int
     retain_graph: bool
     create_graph: bool
+    iteration: list[int]              # the enclosing loops' iteration numbers, outermost first
+
+
+@dataclass(slots=True)
+class Printed:
+    text: str
+    line: int
+
+
+@dataclass(slots=True)
+class Warned:
+    text: str
+    line: int
 
 
 @dataclass(slots=True)
 class ProgramError:
-    """Why the program stopped: PyTorch's exception, or a limit of the lab."""
+    """Why the program stopped: PyTorch's or Python's exception, or a limit of the lab."""
 
     kind: str               # "rejected", "forward", "backward" or "limit" (ErrorInfo.kind)
     type: str
@@ -76,212 +95,801 @@ class ProgramError:
 
 @dataclass(slots=True)
 class ProgramFinished:
-    """The end: every grad-requiring leaf's final `.grad` (None if never written)."""
+    """The end: every named leaf's final `.grad` (None if never written)."""
 
     grads: dict[str, Any]
     error: ProgramError | None
+    printed: list[str] = field(default_factory=list)
 
 
-RunEvent = Event | PassStarted | ProgramFinished
-
-_BINARY: Final[dict[str, Callable[[Any, Any], Any]]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "**": operator.pow,
-}
-_FUNCTIONS: Final[dict[str, Callable[[Tensor], Tensor]]] = {
-    name: getattr(functions, name)
-    for name in ("tanh", "exp", "log", "sin", "cos", "sigmoid", "relu", "sqrt", "abs",
-                 "sum", "mean")
-}
+RunEvent = Event | PassStarted | Printed | Warned | ProgramFinished
+Emit = Callable[[RunEvent], None]
 
 
-class Runner:
-    """The namespace of one run: variables, and the leaves by the name they were made as."""
+class LimitExceeded(Exception):
+    """One of the lab's limits on work (statements, loop iterations, calls, time)."""
 
-    def __init__(self, program: Program, limits: Limits) -> None:
+
+# -- frames and control flow -------------------------------------------------------------
+
+class Frame:
+    """One scope: the program's top level, or one call of a function."""
+
+    __slots__ = ("locals", "parent", "local_names", "pending", "epoch", "top", "first")
+
+    def __init__(self, locals: dict[str, Value], parent: Frame | None,
+                 local_names: frozenset[str] | None, top: bool = False) -> None:
+        self.locals = locals
+        self.parent = parent              # the frame a function was defined in
+        self.local_names = local_names    # None at the top level: every name is global
+        self.pending: list[str] = []      # names bound since the last look (Note [Leaf names])
+        self.epoch = 0
+        self.top = top
+        self.first: Value = None          # a method's `self`, for super()
+
+
+class _Signal:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value = None) -> None:
+        self.value = value
+
+
+BREAK = _Signal()
+CONTINUE = _Signal()
+
+
+class Interpreter:
+    """The state of one program run."""
+
+    def __init__(self, program: ir.Program, limits: Limits, emit: Emit) -> None:
+        from app.language import builtins, torch_api
+
         self.program = program
         self.limits = limits
+        self.emit = emit
         self.ctx = AutogradContext(max_nodes=limits.max_nodes, max_elements=limits.max_elements)
-        self.names: dict[str, Value] = {}
+        self.globals: dict[str, Value] = {}
+        self.builtins: dict[str, Value] = dict(builtins.BUILTINS)
+        if program.kind == "shorthand":
+            self.builtins["torch"] = torch_api.TORCH   # predefined in the shorthand
+        self.top = Frame(self.globals, None, None, top=True)
         self.leaves: list[Tensor] = []
+        self.printed: list[str] = []
+        self.addresses = Addresses()
+        self.statements = 0
+        self.iterations = 0
+        self.depth = 0
         self.passes = 0
-        self.in_backward = False      # inside a backward() call: its errors are "backward"
+        self.in_backward = 0
+        self.in_hook = 0
+        self.started = time.monotonic()
+        self.spans: list[ir.Span] = []
+        self.loops: list[int] = []
+        self.frames: list[Frame] = []     # the calls under way, innermost last
+        self.epoch = 0                    # bumped when a tensor starts to require grad
 
-    def run(self) -> Iterator[RunEvent]:
-        """Every event of the program, ending with ProgramFinished."""
+    # -- the run ---------------------------------------------------------------------
+    def run(self) -> None:
+        """Run the program, emitting its events, ending with ProgramFinished."""
         error: ProgramError | None = None
-        statement: Statement | None = None
         try:
-            for statement in self.program.statements:
-                yield from self.execute(statement)
+            self.exec_block(self.program.body, self.top)
             if self.program.implicit_output is not None:
-                statement = None
-                yield from self.implicit_backward()
+                self.implicit_backward(self.program.implicit_output)
         except TorchError as e:
             kind = "backward" if self.in_backward else "forward"
-            error = self._error(kind, e.type_name, e.message, statement)
-        except (NodeLimitExceeded, TensorTooLarge) as limit:
+            error = self._error(kind, e.type_name, e.message)
+        except (NodeLimitExceeded, TensorTooLarge, LimitExceeded) as limit:
             error = self._error("limit", "UnsupportedError", f"{limit}: the lab's limit keeps "
-                                "every program quick for everyone", statement)
+                                "every program quick for everyone")
         except SourceError as s:
             error = ProgramError("limit" if s.limit else "rejected", s.type, s.message, s.line,
                                  s.col, s.end_line, s.end_col)
+        except RecursionError:
+            error = self._error("limit", "UnsupportedError", "the program nests calls too "
+                                "deeply for the lab")
+        self._warnings()
         grads = {leaf.name: (None if leaf.grad is None else leaf.grad.data)
                  for leaf in self.leaves if leaf.name is not None}
-        yield ProgramFinished(grads, error)
+        self.emit(ProgramFinished(grads, error, self.printed))
 
-    def _error(self, kind: str, type_: str, message: str,
-               statement: Statement | None) -> ProgramError:
-        span = statement.span if statement is not None else self._last_line()
-        return ProgramError(kind, type_, message, span.line, span.col, span.end_line, span.end_col)
+    def _error(self, kind: str, type_: str, message: str) -> ProgramError:
+        span = self.spans[-1] if self.spans else self._last_line()
+        return ProgramError(kind, type_, message, span.line, span.col, span.end_line,
+                            span.end_col)
 
-    def _last_line(self) -> Span:
-        last = self.program.statements[-1].span
-        return Span(last.end_line, 1, last.end_line, 1)
+    def _last_line(self) -> ir.Span:
+        n = max(len(self.program.lines), 1)
+        return ir.Span(n, 1, n, 1)
+
+    def implicit_backward(self, name: str) -> None:
+        """Shorthand without backward(): `name.backward()` on the last assigned name."""
+        if name not in self.globals:
+            return
+        self.spans.append(self._last_line())
+        value = self.globals[name]
+        if not isinstance(value, Tensor):
+            raise torch_errors.no_attribute(value, "backward")
+        from engine.backward import backward
+
+        self.run_pass("backward", name, backward(value), False, False)
+
+    # -- limits ----------------------------------------------------------------------
+    def tick(self) -> None:
+        self.statements += 1
+        if self.statements > self.limits.max_statements:
+            raise LimitExceeded(f"the program executed more than {self.limits.max_statements} "
+                                "statements")
+        if self.statements % 256 == 0 and \
+                time.monotonic() - self.started > self.limits.max_seconds:
+            raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
+                                "seconds")
+
+    def iteration(self) -> None:
+        self.iterations += 1
+        if self.iterations > self.limits.max_iterations:
+            raise LimitExceeded(f"the program's loops ran more than "
+                                f"{self.limits.max_iterations} iterations in all")
+        if self.iterations % 256 == 0 and \
+                time.monotonic() - self.started > self.limits.max_seconds:
+            raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
+                                "seconds")
 
     # -- statements ------------------------------------------------------------------
-    def execute(self, statement: Statement) -> Iterator[RunEvent]:
-        if isinstance(statement, Assign):
-            self.assign(statement)
-        elif isinstance(statement, Backward):
-            output = self.evaluate(statement.receiver)
-            yield from self.backward(statement, output)
-        elif isinstance(statement, ClearGrad):
-            value = self.names[statement.name]
-            if isinstance(value, Tensor):
-                value.grad = None
+    def exec_block(self, body: list[ir.Stmt], frame: Frame) -> _Signal | None:
+        for stmt in body:
+            signal = self.exec_stmt(stmt, frame)
+            if signal is not None:
+                return signal
+        return None
+
+    def exec_stmt(self, stmt: ir.Stmt, frame: Frame) -> _Signal | None:
+        self.tick()
+        self.spans.append(stmt.span)
+        try:
+            signal = self._statement(stmt, frame)
+        finally:
+            self.spans.pop()
+        if not isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
+            self.scan(frame)
+            if self.ctx.warnings:
+                self._warnings(stmt.span.line)
+        return signal
+
+    def _warnings(self, line: int = 0) -> None:
+        for text in self.ctx.warnings:
+            self.emit(Warned(text, line))
+        self.ctx.warnings.clear()
+
+    def _statement(self, stmt: ir.Stmt, frame: Frame) -> _Signal | None:
+        if isinstance(stmt, ir.Assign):
+            if stmt.shorthand:
+                from engine.tensor import tensor
+
+                value: Value = tensor(self.eval(stmt.value, frame), self.ctx,
+                                      requires_grad=True)
             else:
-                raise torch_errors.no_attribute(value, "grad")
+                value = self.eval(stmt.value, frame)
+            for target in stmt.targets:
+                self.assign(target, value, frame)
+            return None
+        if isinstance(stmt, ir.ExprStmt):
+            self.eval(stmt.value, frame)
+            return None
+        if isinstance(stmt, ir.AugAssign):
+            self.aug_assign(stmt, frame)
+            return None
+        if isinstance(stmt, ir.If):
+            branch = stmt.body if self.truth(self.eval(stmt.test, frame)) else stmt.orelse
+            return self.exec_block(branch, frame)
+        if isinstance(stmt, ir.For):
+            return self.exec_for(stmt, frame)
+        if isinstance(stmt, ir.While):
+            return self.exec_while(stmt, frame)
+        if isinstance(stmt, ir.Return):
+            return _Signal(None if stmt.value is None else self.eval(stmt.value, frame))
+        if isinstance(stmt, ir.Break):
+            return BREAK
+        if isinstance(stmt, ir.Continue):
+            return CONTINUE
+        if isinstance(stmt, ir.Pass):
+            return None
+        if isinstance(stmt, ir.With):
+            return self.exec_with(stmt, stmt.items, frame)
+        if isinstance(stmt, ir.FunctionDef):
+            self.bind(frame, stmt.name, self.make_function(stmt, frame))
+            return None
+        if isinstance(stmt, ir.ClassDef):
+            from app.language.classes import make_class
 
-    def assign(self, statement: Assign) -> None:
-        if statement.leaf_shorthand:
-            # `w = 3.0` in the opening block: torch.tensor(float(3.0), requires_grad=True)
-            assert isinstance(statement.value, Num)
-            value: Value = tensor(_to_float(statement.value.value), self.ctx, requires_grad=True)
+            self.bind(frame, stmt.name, make_class(self, stmt, frame))
+            return None
+        if isinstance(stmt, ir.Assert):
+            if not self.truth(self.eval(stmt.test, frame)):
+                message = "" if stmt.message is None else py_str(
+                    self.eval(stmt.message, frame), self.addresses)
+                raise TorchError("AssertionError", message)
+            return None
+        if isinstance(stmt, ir.Import):
+            from app.language.torch_api import import_name
+
+            for name, module, attribute in stmt.bindings:
+                self.bind(frame, name, import_name(module, attribute))
+            return None
+        if isinstance(stmt, ir.Delete):
+            for target in stmt.targets:
+                self.delete(target, frame)
+            return None
+        raise AssertionError(f"unknown statement {stmt!r}")
+
+    def exec_for(self, stmt: ir.For, frame: Frame) -> _Signal | None:
+        self.loops.append(0)
+        try:
+            for item in self.iterate(self.eval(stmt.iter, frame)):
+                self.iteration()
+                self.loops[-1] += 1
+                self.assign(stmt.target, item, frame)
+                signal = self.exec_block(stmt.body, frame)
+                if signal is BREAK:
+                    return None
+                if signal is not None and signal is not CONTINUE:
+                    return signal
+        finally:
+            self.loops.pop()
+        return self.exec_block(stmt.orelse, frame)
+
+    def exec_while(self, stmt: ir.While, frame: Frame) -> _Signal | None:
+        self.loops.append(0)
+        try:
+            while self.truth(self.eval(stmt.test, frame)):
+                self.iteration()
+                self.loops[-1] += 1
+                signal = self.exec_block(stmt.body, frame)
+                if signal is BREAK:
+                    return None
+                if signal is not None and signal is not CONTINUE:
+                    return signal
+        finally:
+            self.loops.pop()
+        return self.exec_block(stmt.orelse, frame)
+
+    def exec_with(self, stmt: ir.With, items: list[ir.WithItem], frame: Frame) -> _Signal | None:
+        if not items:
+            return self.exec_block(stmt.body, frame)
+        item = items[0]
+        manager = self.eval(item.context, frame)
+        if not isinstance(manager, ContextManager):
+            raise TorchError("TypeError", f"'{type_name(manager)}' object does not support the "
+                             "context manager protocol")
+        from app.language.torch_api import enter, exit_
+
+        entered = enter(self, manager)
+        try:
+            if item.target is not None:
+                self.assign(item.target, entered, frame)
+            return self.exec_with(stmt, items[1:], frame)
+        finally:
+            exit_(self, manager)
+
+    # -- names and assignment --------------------------------------------------------
+    def bind(self, frame: Frame, name: str, value: Value) -> None:
+        frame.locals[name] = value
+        frame.pending.append(name)
+
+    def lookup(self, name: str, frame: Frame, span: ir.Span) -> Value:
+        scope: Frame | None = frame
+        while scope is not None:
+            if scope.local_names is None or name in scope.local_names:
+                if name in scope.locals:
+                    return scope.locals[name]
+                if scope.local_names is not None and scope is frame:
+                    raise TorchError("UnboundLocalError", f"cannot access local variable "
+                                     f"'{name}' where it is not associated with a value")
+            scope = scope.parent
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.builtins:
+            return self.builtins[name]
+        raise TorchError("NameError", f"name '{name}' is not defined")
+
+    def assign(self, target: ir.Target, value: Value, frame: Frame) -> None:
+        if isinstance(target, ir.Name):
+            self.bind(frame, target.id, value)
+        elif isinstance(target, ir.TupleTarget):
+            self.unpack(target, value, frame)
+        elif isinstance(target, ir.Attribute):
+            from app.language.attributes import set_attribute
+
+            set_attribute(self, self.eval(target.value, frame), target.attr, value)
+        elif isinstance(target, ir.Subscript):
+            self.set_item(self.eval(target.value, frame), self.index(target.index, frame), value)
         else:
-            value = self.evaluate(statement.value)
-        if isinstance(value, Tensor):
-            if value.grad_fn is not None and value.grad_fn.bound_to is None:
-                value.grad_fn.bound_to = statement.name
-            if value.is_leaf and value.requires_grad and value.name is None:
-                value.name = statement.name
-                self.leaves.append(value)
-        self.names[statement.name] = value
+            raise AssertionError(f"unknown target {target!r}")
 
-    def backward(self, statement: Backward, output: Value) -> Iterator[RunEvent]:
-        gradient = None if statement.gradient is None else self.evaluate(statement.gradient)
-        retain = None if statement.retain_graph is None else self.evaluate(statement.retain_graph)
-        create = False if statement.create_graph is None else self.evaluate(statement.create_graph)
-        yield from self._engine(statement.output, statement.span, output, gradient,
-                                retain, create)
+    def unpack(self, target: ir.TupleTarget, value: Value, frame: Frame) -> None:
+        items = list(self.iterate(value))
+        n = len(target.items)
+        if target.starred >= 0:
+            before, after = target.starred, n - target.starred - 1
+            if len(items) < before + after:
+                raise TorchError("ValueError", f"not enough values to unpack (expected at "
+                                 f"least {before + after}, got {len(items)})")
+            rest = items[before:len(items) - after]
+            items = [*items[:before], rest, *items[len(items) - after:]]
+        elif len(items) != n:
+            if len(items) > n:
+                raise TorchError("ValueError", f"too many values to unpack (expected {n})")
+            raise TorchError("ValueError", f"not enough values to unpack (expected {n}, got "
+                             f"{len(items)})")
+        for t, v in zip(target.items, items, strict=True):
+            self.assign(t, v, frame)
 
-    def implicit_backward(self) -> Iterator[RunEvent]:
-        name = self.program.implicit_output
-        assert name is not None
-        yield from self._engine(name, self._last_line(), self.names[name], None, None, False)
+    def aug_assign(self, stmt: ir.AugAssign, frame: Frame) -> None:
+        from app.language.operators import inplace_binary
 
-    def _engine(self, output_name: str, span: Span, output: Value, gradient: Value,
-                retain: Value, create: Value) -> Iterator[RunEvent]:
-        self.in_backward = True
-        for event in backward(output, gradient, retain, create):
-            if isinstance(event, GraphRecorded):
-                keep = bool(create) if retain is None else bool(retain)
-                yield PassStarted(self.passes, output_name, span.line, span.col, keep,
-                                  bool(create))
-                self.passes += 1
-            yield event
-        self.in_backward = False
+        target = stmt.target
+        if isinstance(target, ir.Name):
+            current = self.lookup(target.id, frame, target.span)
+            self.bind(frame, target.id, inplace_binary(self, stmt.op, current,
+                                                       self.eval(stmt.value, frame)))
+        elif isinstance(target, ir.Attribute):
+            from app.language.attributes import get_attribute, set_attribute
+
+            obj = self.eval(target.value, frame)
+            current = get_attribute(self, obj, target.attr)
+            result = inplace_binary(self, stmt.op, current, self.eval(stmt.value, frame))
+            set_attribute(self, obj, target.attr, result)
+        elif isinstance(target, ir.Subscript):
+            obj = self.eval(target.value, frame)
+            index = self.index(target.index, frame)
+            current = self.get_item(obj, index)
+            result = inplace_binary(self, stmt.op, current, self.eval(stmt.value, frame))
+            self.set_item(obj, index, result)
+        else:
+            raise TorchError("SyntaxError", "illegal expression for augmented assignment")
+
+    def delete(self, target: ir.Target, frame: Frame) -> None:
+        if isinstance(target, ir.Name):
+            if target.id not in frame.locals:
+                raise TorchError("NameError", f"name '{target.id}' is not defined")
+            del frame.locals[target.id]
+        elif isinstance(target, ir.Subscript):
+            obj = self.eval(target.value, frame)
+            if not isinstance(obj, (list, dict)):
+                raise TorchError("TypeError", f"'{type_name(obj)}' object doesn't support item "
+                                 "deletion")
+            try:
+                del obj[self.index(target.index, frame)]
+            except (IndexError, KeyError, TypeError) as e:
+                raise TorchError(type(e).__name__, str(e)) from None
+        elif isinstance(target, ir.TupleTarget):
+            for t in target.items:
+                self.delete(t, frame)
+        else:
+            raise TorchError("TypeError", "the lab deletes names and items only")
+
+    # -- Note [Leaf names] -------------------------------------------------------------
+    def scan(self, frame: Frame) -> None:
+        if self.epoch != frame.epoch:
+            frame.epoch = self.epoch
+            names: list[str] = list(frame.locals)
+        elif frame.pending:
+            pending = frame.pending
+            names = pending if len(pending) == 1 else [n for n in frame.locals if n in pending]
+        else:
+            return
+        frame.pending = []
+        for name in names:
+            value = frame.locals.get(name)
+            if isinstance(value, Tensor):
+                self.name_leaf(value, name)
+            elif frame.top and getattr(value, "lab_type_name", None) is not None:
+                from app.language.classes import name_parameters
+
+                name_parameters(self, value, name)
+            elif isinstance(value, (list, tuple)) and frame.top:
+                continue
+
+    def name_leaf(self, t: Tensor, name: str) -> None:
+        if t.name is None and t.requires_grad and t.grad_fn is None and not (
+                t.base is not None and t.base.requires_grad):
+            t.name = name
+            self.leaves.append(t)
+
+    def requires_grad_changed(self) -> None:
+        """A tensor started to require grad: every frame looks at all its names next."""
+        self.epoch += 1
+
+    # -- passes ----------------------------------------------------------------------
+    def run_pass(self, kind: str, output: str, events: Iterator[Event], retain: bool,
+                 create: bool) -> None:
+        """Run one backward or autograd.grad call, handing its events on."""
+        if self.in_hook:
+            span = self.spans[-1]
+            raise SourceError("UnsupportedError", "a hook that calls backward() or "
+                              "autograd.grad() is not supported in the lab: compute the "
+                              "gradient after the backward pass", span.line, span.col,
+                              span.end_line, span.end_col)
+        span = self.spans[-1] if self.spans else self._last_line()
+        self.in_backward += 1
+        try:
+            for event in events:
+                if isinstance(event, GraphRecorded):
+                    self.emit(PassStarted(self.passes, kind, output, span.line, span.col,
+                                          retain, create, list(self.loops)))
+                    self.passes += 1
+                self.emit(event)
+                if isinstance(event, NodePopped) and event.error is None:
+                    self.tick_pop()
+        finally:
+            self.in_backward -= 1
+        self._warnings(span.line)
+
+    def tick_pop(self) -> None:
+        if time.monotonic() - self.started > self.limits.max_seconds:
+            raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
+                                "seconds")
 
     # -- expressions -----------------------------------------------------------------
-    def evaluate(self, expr: Expr) -> Value:
-        if isinstance(expr, Num):
+    def eval(self, expr: ir.Expr, frame: Frame) -> Value:
+        from app.language import operators
+
+        if isinstance(expr, ir.Name):
+            return self.lookup(expr.id, frame, expr.span)
+        if isinstance(expr, ir.Const):
             return expr.value
-        if isinstance(expr, Var):
-            return self.names[expr.name]
-        if isinstance(expr, BinOp):
-            return self.binary(expr)
-        if isinstance(expr, UnaryOp):
-            operand = self.evaluate(expr.operand)
-            if expr.op == "-":
-                return -operand
-            return operand if isinstance(operand, Tensor) else +operand   # `+t` is t itself
-        if isinstance(expr, Call):
-            return self.call(expr)
-        if isinstance(expr, TensorCall):
-            return self.make_tensor(expr)
-        if isinstance(expr, ListExpr):
-            return [self.evaluate(item) for item in expr.items]
-        if isinstance(expr, Bool):
-            return expr.value
+        if isinstance(expr, ir.BinOp):
+            return operators.binary(self, expr.op, self.eval(expr.left, frame),
+                                    self.eval(expr.right, frame))
+        if isinstance(expr, ir.Call):
+            return self.eval_call(expr, frame)
+        if isinstance(expr, ir.Attribute):
+            from app.language.attributes import get_attribute
+
+            return get_attribute(self, self.eval(expr.value, frame), expr.attr)
+        if isinstance(expr, ir.Subscript):
+            return self.get_item(self.eval(expr.value, frame), self.index(expr.index, frame))
+        if isinstance(expr, ir.UnaryOp):
+            return operators.unary(self, expr.op, self.eval(expr.operand, frame))
+        if isinstance(expr, ir.Compare):
+            return self.eval_compare(expr, frame)
+        if isinstance(expr, ir.BoolOp):
+            result: Value = None
+            for value in expr.values:
+                result = self.eval(value, frame)
+                if self.truth(result) == (expr.op == "or"):
+                    return result
+            return result
+        if isinstance(expr, ir.IfExp):
+            chosen = expr.body if self.truth(self.eval(expr.test, frame)) else expr.orelse
+            return self.eval(chosen, frame)
+        if isinstance(expr, ir.TupleExpr):
+            return tuple(self.elements(expr.items, frame))
+        if isinstance(expr, ir.ListExpr):
+            return self.elements(expr.items, frame)
+        if isinstance(expr, ir.DictExpr):
+            return {self.hashable(self.eval(k, frame)): self.eval(v, frame)
+                    for k, v in zip(expr.keys, expr.values, strict=True)}
+        if isinstance(expr, ir.ListComp):
+            return self.eval_comprehension(expr, frame)
+        if isinstance(expr, ir.FString):
+            return self.eval_fstring(expr, frame)
+        if isinstance(expr, ir.Lambda):
+            return LambdaFunction(expr, frame)
+        if isinstance(expr, ir.SliceExpr):
+            return self.eval_slice(expr, frame)
         raise AssertionError(f"unknown expression {expr!r}")
 
-    def binary(self, expr: BinOp) -> Value:
-        left, right = self.evaluate(expr.left), self.evaluate(expr.right)
-        if isinstance(left, Tensor) or isinstance(right, Tensor):
-            return _BINARY[expr.op](left, right)
-        return self.number_op(expr, left, right)
+    def elements(self, items: list[ir.Expr], frame: Frame) -> list[Value]:
+        out: list[Value] = []
+        for item in items:
+            if isinstance(item, ir.Starred):
+                out.extend(self.iterate(self.eval(item.value, frame)))
+            else:
+                out.append(self.eval(item, frame))
+        self.check_length(len(out))
+        return out
 
-    def number_op(self, expr: BinOp, left: Any, right: Any) -> Any:
-        """Python arithmetic on two numbers, refusing results too large to be useful."""
-        bits = self.limits.max_number_bits
-        if (expr.op == "**" and isinstance(left, int) and isinstance(right, int)
-                and right > 0 and abs(left) > 1 and right * math.log2(abs(left)) > bits):
-            raise SourceError("UnsupportedError", f"this power is larger than {bits}-bit "
-                              "numbers, the most the lab computes", expr.span.line,
-                              expr.span.col, limit=True)
-        try:
-            result = _BINARY[expr.op](left, right)
-        except ArithmeticError as e:       # ZeroDivisionError, OverflowError
-            raise torch_errors.TorchError(type(e).__name__, str(e)) from None
-        if isinstance(result, complex):
-            raise SourceError("UnsupportedError", "this gives a complex number, which the lab "
-                              "does not support", expr.span.line, expr.span.col)
-        if isinstance(result, int) and result.bit_length() > bits:
-            raise SourceError("UnsupportedError", f"this number is larger than {bits} bits, "
-                              "the most the lab computes", expr.span.line, expr.span.col,
-                              limit=True)
+    def hashable(self, key: Value) -> Value:
+        if isinstance(key, (list, dict)):
+            raise TorchError("TypeError", f"unhashable type: '{type_name(key)}'")
+        return key
+
+    def check_length(self, n: int) -> None:
+        if n > self.limits.max_elements:
+            raise LimitExceeded(f"a list of {n} items is longer than the lab allows "
+                                f"({self.limits.max_elements})")
+
+    def eval_slice(self, expr: ir.SliceExpr, frame: Frame) -> slice:
+        def part(e: ir.Expr | None) -> Value:
+            if e is None:
+                return None
+            v = self.eval(e, frame)
+            if isinstance(v, Tensor):
+                v = self.index_number(v)
+            if v is not None and (isinstance(v, float) or not isinstance(v, int)):
+                raise TorchError("TypeError", "slice indices must be integers or None or have "
+                                 "an __index__ method")
+            return v
+
+        return slice(part(expr.lower), part(expr.upper), part(expr.step))
+
+    def index_number(self, t: Tensor) -> Value:
+        if t.numel() == 1 and not t.is_floating_point and t.ndim == 0:
+            return int(t.item())
+        return t
+
+    def index(self, expr: ir.Expr, frame: Frame) -> Value:
+        if isinstance(expr, ir.TupleExpr):
+            return tuple(self.eval(e, frame) for e in expr.items)
+        return self.eval(expr, frame)
+
+    def eval_compare(self, expr: ir.Compare, frame: Frame) -> Value:
+        from app.language.operators import compare
+
+        left = self.eval(expr.left, frame)
+        result: Value = True
+        for op, right_expr in zip(expr.ops, expr.comparators, strict=True):
+            right = self.eval(right_expr, frame)
+            result = compare(self, op, left, right)
+            if len(expr.ops) > 1 and not self.truth(result):
+                return result
+            left = right
         return result
 
-    def call(self, expr: Call) -> Value:
-        arg = self.evaluate(expr.arg)
-        if not isinstance(arg, Tensor):
-            if expr.method:
-                raise torch_errors.no_attribute(arg, expr.function)
-            raise torch_errors.not_a_tensor(expr.function, arg)
-        return _FUNCTIONS[expr.function](arg)
+    def eval_comprehension(self, expr: ir.ListComp, frame: Frame) -> Value:
+        scope = Frame({}, frame, frozenset(_target_names(expr.generators)))
+        out: list[Value] = []
+        self._comprehend(expr, expr.generators, 0, scope, out)
+        if expr.kind == "dict":
+            return {self.hashable(k): v for k, v in out}
+        return out if expr.kind == "list" else iter(out)
 
-    def make_tensor(self, expr: TensorCall) -> Tensor:
-        data = self.evaluate(expr.data)
-        requires_grad: Value = False
-        if expr.requires_grad is not None:
-            requires_grad = self.evaluate(expr.requires_grad)
-            if not isinstance(requires_grad, bool):
-                raise torch_errors.TorchError(
-                    "TypeError", f"tensor(): argument 'requires_grad' must be bool, not "
-                    f"{type(requires_grad).__name__}")
-        if not _only_numbers(data):
-            raise SourceError("UnsupportedError", "torch.tensor() takes numbers or lists of "
-                              "numbers here; to use a tensor, use it directly",
-                              expr.span.line, expr.span.col)
-        if _count(data) > self.limits.max_elements:
-            raise SourceError("UnsupportedError", f"a tensor may have at most "
-                              f"{self.limits.max_elements} elements here", expr.span.line,
-                              expr.span.col, limit=True)
-        return tensor(data, self.ctx, requires_grad=requires_grad)
+    def _comprehend(self, expr: ir.ListComp, gens: list[ir.Comprehension], i: int,
+                    scope: Frame, out: list[Value]) -> None:
+        if i == len(gens):
+            out.append(self.eval(expr.element, scope))
+            self.check_length(len(out))
+            return
+        gen = gens[i]
+        source = self.eval(gen.iter, scope if i else scope.parent or scope)
+        for item in self.iterate(source):
+            self.iteration()
+            self.assign(gen.target, item, scope)
+            if all(self.truth(self.eval(c, scope)) for c in gen.ifs):
+                self._comprehend(expr, gens, i + 1, scope, out)
+
+    def eval_fstring(self, expr: ir.FString, frame: Frame) -> str:
+        from app.language.operators import format_value
+
+        parts: list[str] = []
+        for part in expr.parts:
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            value = self.eval(part.value, frame)
+            if part.conversion == "r":
+                value = py_repr(value, self.addresses)
+            elif part.conversion in ("s", "a"):
+                value = py_str(value, self.addresses)
+            spec = "" if part.format_spec is None else self.eval_fstring(part.format_spec, frame)
+            parts.append(format_value(self, value, spec))
+        return "".join(parts)
+
+    # -- calls -----------------------------------------------------------------------
+    def eval_call(self, expr: ir.Call, frame: Frame) -> Value:
+        func = self.eval(expr.func, frame)
+        args: list[Value] = []
+        for a in expr.args:
+            if isinstance(a, ir.Starred):
+                args.extend(self.iterate(self.eval(a.value, frame)))
+            else:
+                args.append(self.eval(a, frame))
+        kwargs: dict[str, Value] = {}
+        for k in expr.keywords:
+            value = self.eval(k.value, frame)
+            if k.name is None:
+                if not isinstance(value, dict):
+                    raise TorchError("TypeError", "argument after ** must be a mapping")
+                kwargs.update(value)
+            else:
+                kwargs[k.name] = value
+        if expr.text and ((isinstance(func, BoundMethod) and func.method.name == "Tensor.backward")
+                          or (isinstance(func, Builtin) and func.name in ("autograd.grad",
+                                                                         "autograd.backward"))):
+            kwargs["__text__"] = expr.text
+        return self.call(func, args, kwargs)
+
+    def call(self, func: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        if isinstance(func, Builtin):
+            return func.impl(self, args, kwargs)
+        if isinstance(func, BoundMethod):
+            return func.method.impl(self, [func.receiver, *args], kwargs)
+        if isinstance(func, (UserFunction, LambdaFunction)):
+            return self.call_function(func, args, kwargs)
+        if isinstance(func, PyType):
+            if func.make is None:
+                raise TorchError("TypeError", f"cannot create '{func.name}' instances")
+            return func.make(self, args, kwargs)
+        from app.language.classes import call_object
+
+        return call_object(self, func, args, kwargs)
+
+    def make_function(self, definition: ir.FunctionDef, frame: Frame) -> UserFunction:
+        mode = None
+        static = False
+        for decorator in definition.decorators:
+            value = self.eval(decorator, frame)
+            if isinstance(value, ContextManager):
+                mode = "inference_mode" if value.kind == "inference_mode" else (
+                    "enable_grad" if value.enabled else "no_grad")
+            elif isinstance(value, Builtin) and value.name == "staticmethod":
+                static = True
+        return UserFunction(definition, None if frame.top else frame, mode, static)
+
+    def call_function(self, func: UserFunction | LambdaFunction, args: list[Value],
+                      kwargs: dict[str, Value]) -> Value:
+        self.depth += 1
+        if self.depth > self.limits.max_call_depth:
+            self.depth -= 1
+            raise LimitExceeded(f"calls nested more than {self.limits.max_call_depth} deep "
+                                "(a function that calls itself without end?)")
+        try:
+            if isinstance(func, LambdaFunction):
+                definition = func.definition
+                names = frozenset(p.name for p in definition.params)
+                frame = Frame({}, func.closure if not func.closure.top else None, names)
+                self.bind_params("<lambda>", definition.params, args, kwargs, frame)
+                return self.eval(definition.body, frame)
+            fn = func.definition
+            frame = Frame({}, func.closure, fn.locals)
+            self.bind_params(fn.name, fn.params, args, kwargs, frame)
+            frame.first = args[0] if args else None
+            self.frames.append(frame)
+            try:
+                if func.grad_mode is None:
+                    signal = self.exec_block(fn.body, frame)
+                else:
+                    from app.language.torch_api import enter, exit_, grad_mode_manager
+
+                    manager = grad_mode_manager(func.grad_mode)
+                    enter(self, manager)
+                    try:
+                        signal = self.exec_block(fn.body, frame)
+                    finally:
+                        exit_(self, manager)
+            finally:
+                self.frames.pop()
+            return signal.value if signal is not None else None
+        finally:
+            self.depth -= 1
+
+    def bind_params(self, name: str, params: list[ir.Param], args: list[Value],
+                    kwargs: dict[str, Value], frame: Frame) -> None:
+        positional = [p for p in params if p.kind == "positional"]
+        varargs = next((p for p in params if p.kind == "varargs"), None)
+        varkw = next((p for p in params if p.kind == "varkw"), None)
+        if len(args) > len(positional) and varargs is None:
+            raise TorchError("TypeError", f"{name}() takes {len(positional)} positional "
+                             f"argument{'s' if len(positional) != 1 else ''} but {len(args)} "
+                             f"{'was' if len(args) == 1 else 'were'} given")
+        for p, a in zip(positional, args, strict=False):
+            self.bind(frame, p.name, a)
+        if varargs is not None:
+            self.bind(frame, varargs.name, tuple(args[len(positional):]))
+        extra: dict[str, Value] = {}
+        known = {p.name for p in params if p.kind in ("positional", "kwonly")}
+        for key, value in kwargs.items():
+            if key == "__text__":
+                continue
+            if key in known:
+                if key in frame.locals:
+                    raise TorchError("TypeError", f"{name}() got multiple values for "
+                                     f"argument '{key}'")
+                self.bind(frame, key, value)
+            elif varkw is not None:
+                extra[key] = value
+            else:
+                raise TorchError("TypeError", f"{name}() got an unexpected keyword argument "
+                                 f"'{key}'")
+        if varkw is not None:
+            self.bind(frame, varkw.name, extra)
+        missing = []
+        for p in params:
+            if p.kind in ("positional", "kwonly") and p.name not in frame.locals:
+                if p.default is None:
+                    missing.append(p.name)
+                else:
+                    self.bind(frame, p.name, self.eval(p.default, frame.parent or self.top))
+        if missing:
+            names = " and ".join(f"'{m}'" for m in missing)
+            raise TorchError("TypeError", f"{name}() missing {len(missing)} required positional "
+                             f"argument{'s' if len(missing) != 1 else ''}: {names}")
+
+    def call_hook(self, func: Value, args: list[Value]) -> Value:
+        """Call a hook the engine runs: a backward() inside it is refused."""
+        self.in_hook += 1
+        try:
+            return self.call(func, args, {})
+        finally:
+            self.in_hook -= 1
+
+    # -- Python's rules on values ------------------------------------------------------
+    def truth(self, value: Value) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, Tensor):
+            n = value.numel()
+            if n == 0:
+                raise TorchError("RuntimeError",
+                                 "Boolean value of Tensor with no values is ambiguous")
+            if n > 1:
+                raise TorchError("RuntimeError", torch_errors.AMBIGUOUS_BOOL)
+            return bool(value.data.reshape(()).item())
+        if value is None:
+            return False
+        if isinstance(value, (int, float, str, list, tuple, dict, range)):
+            return bool(value)
+        if isinstance(value, ReturnTypes):
+            return True
+        return True
+
+    def iterate(self, value: Value) -> Iterator[Value]:
+        if isinstance(value, (list, tuple, range, str)):
+            return iter(value)
+        if isinstance(value, dict):
+            return iter(list(value))
+        if isinstance(value, Tensor):
+            if value.ndim == 0:
+                raise TorchError("TypeError", "iteration over a 0-d tensor")
+            from app.language.torch_api import unbind
+
+            return iter(unbind(value, 0))
+        if isinstance(value, ReturnTypes):
+            return iter(value.items())
+        if isinstance(value, Iterator):
+            return value
+        items = getattr(value, "lab_iter", None)
+        if callable(items):
+            return iter(items())
+        raise TorchError("TypeError", f"'{type_name(value)}' object is not iterable")
+
+    def get_item(self, obj: Value, index: Value) -> Value:
+        from app.language.operators import get_item
+
+        return get_item(self, obj, index)
+
+    def set_item(self, obj: Value, index: Value, value: Value) -> None:
+        from app.language.operators import set_item
+
+        set_item(self, obj, index, value)
+
+    def print(self, args: list[Value], sep: str = " ", end: str = "\n") -> None:
+        text = sep.join(py_str(a, self.addresses) for a in args) + end
+        if text.endswith("\n"):
+            text = text[:-1]
+        self.printed.append(text)
+        self.emit(Printed(text, self.spans[-1].line if self.spans else 0))
 
 
-def _to_float(value: int | float) -> float:
-    try:
-        return float(value)
-    except OverflowError as e:
-        raise torch_errors.TorchError("OverflowError", str(e)) from None
+def _target_names(generators: list[ir.Comprehension]) -> set[str]:
+    names: set[str] = set()
+    stack: list[ir.Target] = [g.target for g in generators]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, ir.Name):
+            names.add(t.id)
+        elif isinstance(t, ir.TupleTarget):
+            stack.extend(t.items)
+    return names
 
 
-def _only_numbers(data: Any) -> bool:
-    if isinstance(data, list):
-        return all(_only_numbers(x) for x in data)
-    return isinstance(data, (int, float)) and not isinstance(data, bool)
+def run_program(program: ir.Program, limits: Limits, emit: Emit) -> None:
+    """Run one program, its numpy warnings silenced (inf and nan are values in PyTorch)."""
+    with np.errstate(all="ignore"):
+        Interpreter(program, limits, emit).run()
 
 
-def _count(data: Any) -> int:
-    return sum(_count(x) for x in data) if isinstance(data, list) else 1
+__all__ = ["Interpreter", "Namespace", "PassStarted", "ProgramError", "ProgramFinished",
+           "Printed", "RunEvent", "Size", "Warned", "math", "run_program"]

@@ -1,10 +1,13 @@
-"""Program text to `Program`: parsed with `ast`, then checked against a whitelist.
+"""Program text to `Program`: parsed once with `ast`, then checked against a whitelist.
 
 Nothing the user typed is ever evaluated by Python: `ast.parse` only builds a tree, and
-every node of that tree is either translated into the lab's own `Program` or rejected
-with a message that says what to write instead, and where. Plain programs take a faster
-road to the same Program (`app.language.shapes`: each distinct line shape is parsed once), which
-leaves every doubtful program, and so every error, to the full parse here.
+every node of that tree is either translated into the lab's own `Program` (program.py)
+or rejected with a message that says what to write instead, and where. Names and
+attributes are only ever looked up by the interpreter in its own tables.
+
+CONTRACT §1: a program that imports torch is plain PyTorch; one that does not is in the
+lab's shorthand, whose opening block's `name = NUMBER` lines are leaves that require grad
+and which, without any backward() call, ends with one on its last assignment.
 """
 
 from __future__ import annotations
@@ -12,32 +15,70 @@ from __future__ import annotations
 import ast
 import threading
 
-from app.language.messages import expression_message, op_text, statement_message
+from app.language import messages
+from app.language.export import leaf_expansion
 from app.language.program import (
+    Assert,
     Assign,
-    Backward,
+    Attribute,
+    AugAssign,
     BinOp,
-    Bool,
+    BoolOp,
+    Break,
     Call,
-    ClearGrad,
+    ClassDef,
+    Compare,
+    Comprehension,
+    Const,
+    Continue,
+    Delete,
+    DictExpr,
     Expr,
+    ExprStmt,
+    For,
+    FormattedValue,
+    FString,
+    FunctionDef,
+    If,
+    IfExp,
+    Import,
+    Keyword,
+    Lambda,
+    ListComp,
     ListExpr,
-    Num,
+    Name,
+    Param,
+    Pass,
     Program,
+    Return,
+    ShorthandLeaf,
+    SliceExpr,
     Span,
-    Statement,
-    TensorCall,
+    Starred,
+    Stmt,
+    Subscript,
+    Target,
+    TupleExpr,
+    TupleTarget,
     UnaryOp,
-    Var,
+    While,
+    With,
+    WithItem,
 )
-from app.language.shapes import parse_by_shapes
 from app.limits import DEFAULT_LIMITS, Limits
 
-FUNCTIONS = ("tanh", "exp", "log", "sin", "cos", "sigmoid", "relu", "sqrt", "abs")
-REDUCTIONS = ("sum", "mean")
-BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
-BACKWARD_ARGS = ("gradient", "retain_graph", "create_graph")
-KNOWN = ", ".join(f"torch.{f}" for f in (*FUNCTIONS, *REDUCTIONS))
+BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+          ast.BitXor: "^"}
+UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not", ast.Invert: "~"}
+COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+           ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+           ast.NotIn: "not in"}
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
+           "torch.autograd", "torch.autograd.functional", "torch.autograd.graph",
+           "torch.autograd.function", "math")
+FUNCTION_BASES = {"torch.autograd.Function", "autograd.Function", "Function"}
+MODULE_BASES = {"torch.nn.Module", "nn.Module", "Module"}
 
 
 class SourceError(Exception):
@@ -61,20 +102,17 @@ class SourceError(Exception):
         return f"{self.type} at line {self.line}, column {self.col}: {self.message}"
 
 
-def unsupported(node: ast.AST | Span, message: str) -> SourceError:
-    span = node if isinstance(node, Span) else _span(node)
-    return SourceError("UnsupportedError", message, span.line, span.col, span.end_line,
-                       span.end_col)
-
-
-def _span(node: ast.AST) -> Span:
-    if isinstance(node, (ast.expr, ast.stmt)):       # these always carry positions
-        return Span(node.lineno, node.col_offset + 1, node.end_lineno or node.lineno,
-                    (node.end_col_offset or node.col_offset) + 1)
+def span_of(node: ast.AST) -> Span:
     line = getattr(node, "lineno", 1)
     col = getattr(node, "col_offset", 0) + 1
     return Span(line, col, getattr(node, "end_lineno", None) or line,
                 (getattr(node, "end_col_offset", None) or col - 1) + 1)
+
+
+def unsupported(node: ast.AST | Span, message: str, limit: bool = False) -> SourceError:
+    span = node if isinstance(node, Span) else span_of(node)
+    return SourceError("UnsupportedError", message, span.line, span.col, span.end_line,
+                       span.end_col, limit=limit)
 
 
 # CPython 3.11's ast.parse is not safe in several threads at once (python/cpython#106905:
@@ -82,50 +120,38 @@ def _span(node: ast.AST) -> Span:
 _PARSER_LOCK = threading.Lock()
 
 
-def parse(source: str, limits: Limits = DEFAULT_LIMITS, fast: bool = True) -> Program:
-    """Parse and check a program; raises SourceError for anything outside the language.
-
-    `fast` first tries `app.language.shapes`, which translates each distinct line shape once and
-    leaves anything it is not sure of to the full parse below: the result is the same.
-    """
+def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
+    """Parse and check a program; raises SourceError for anything outside the language."""
     _check_size(source, limits)
-    if fast:
-        program = parse_by_shapes(
-            source, limits, lambda text, opening: translate_line(text, opening, limits))
-        if program is not None:
-            return program
     try:
         with _PARSER_LOCK:
             tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
-        raise SourceError("SyntaxError", _syntax_message(e), e.lineno or 1,
-                          _syntax_col(e)) from None
+        raise SourceError("SyntaxError", _syntax_message(e), e.lineno or 1, _syntax_col(e),
+                          e.end_lineno, e.end_offset) from None
     except (RecursionError, MemoryError):
         line, col = _too_deep(source)
         raise SourceError("UnsupportedError", f"this expression is nested more than "
                           f"{limits.max_depth} levels deep: split it into several lines",
                           line, col, limit=True) from None
+    _check_depth(tree, limits)
     return _Translator(source, limits).program(tree)
 
 
-def translate_line(text: str, opening: bool, limits: Limits) -> tuple[Statement, ...] | None:
-    """A program of this one line, every name in it taken as defined: its statements (none
-    for `import torch`), or None if the lab rejects it. This is what `app.language.shapes` asks once
-    per line shape, so the fast path and the full one share this module's whitelist."""
-    try:
-        with _PARSER_LOCK:
-            tree = ast.parse(text, mode="exec")
-        if len(tree.body) != 1:
-            return None
-        translator = _Translator(text, limits)
-        translator.defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        stmt = tree.body[0]
-        if isinstance(stmt, ast.Import):
-            translator._import(stmt)
-            return ()
-        return (translator._statement(stmt, opening),)
-    except (SourceError, SyntaxError, RecursionError, MemoryError, ValueError):
-        return None
+def _check_depth(tree: ast.AST, limits: Limits) -> None:
+    """Refuse an expression nested deeper than the limit (walked without recursion)."""
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            depth += 1
+            if depth > limits.max_depth:
+                raise unsupported(node, f"this expression is nested more than "
+                                        f"{limits.max_depth} levels deep: split it into "
+                                        "several lines", limit=True)
+        elif isinstance(node, ast.stmt):
+            depth = 0
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
 
 
 def _too_deep(source: str) -> tuple[int, int]:
@@ -147,10 +173,17 @@ def _check_size(source: str, limits: Limits) -> None:
     if size > limits.max_source_bytes:
         raise SourceError("UnsupportedError", f"the program is {size} bytes long; the lab "
                           f"accepts at most {limits.max_source_bytes}", 1, 1, limit=True)
-    if "\0" in source:
-        before = source[: source.index("\0")]
-        raise SourceError("SyntaxError", "the program contains a NUL byte (\\0)",
-                          before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1)
+    for marker, what in (("\0", "a NUL byte (\\0)"),):
+        if marker in source:
+            before = source[: source.index(marker)]
+            raise SourceError("SyntaxError", f"the program contains {what}",
+                              before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1)
+    lone = next((i for i, c in enumerate(source) if 0xD800 <= ord(c) <= 0xDFFF), None)
+    if lone is not None:
+        before = source[:lone]
+        raise SourceError("SyntaxError", "the program contains a character that is not valid "
+                          "text (a lone surrogate)", before.count("\n") + 1,
+                          len(before.rsplit("\n", 1)[-1]) + 1)
     lines = len(source.splitlines())          # a final newline ends a line, adds none
     if lines > limits.max_lines:
         raise SourceError("UnsupportedError", f"the program has {lines} lines; the lab "
@@ -158,7 +191,8 @@ def _check_size(source: str, limits: Limits) -> None:
                           limit=True)
     if not source.strip():
         raise SourceError("UnsupportedError", "the program is empty: define a leaf such as "
-                          "`w = 3.0` and compute something from it", 1, 1)
+                          "`w = torch.tensor(3.0, requires_grad=True)` and compute something "
+                          "from it", 1, 1)
 
 
 def _syntax_col(e: SyntaxError) -> int:
@@ -176,238 +210,20 @@ def _syntax_message(e: SyntaxError) -> str:
     return msg[0].upper() + msg[1:] if msg else msg
 
 
-class _Translator:
-    """Walks the ast once, building the Program and rejecting everything else."""
-
-    def __init__(self, source: str, limits: Limits) -> None:
-        self.source = source
-        self.limits = limits
-        self.defined: set[str] = set()
-
-    def program(self, tree: ast.Module) -> Program:
-        statements: list[Statement] = []
-        opening = True           # still in the opening block of leaf definitions
-        has_backward = False
-        last_assigned: str | None = None
-        for stmt in tree.body:
-            if isinstance(stmt, ast.Import):
-                self._import(stmt)
-                continue
-            translated = self._statement(stmt, opening)
-            if isinstance(translated, Assign):
-                last_assigned = translated.name
-                if translated.leaf_shorthand or (
-                        opening and isinstance(translated.value, TensorCall)):
-                    statements.append(translated)
-                    continue
-            has_backward = has_backward or isinstance(translated, Backward)
-            opening = False
-            statements.append(translated)
-        if not statements:
-            raise SourceError("UnsupportedError", "the program has no statements: define a "
-                              "leaf such as `w = 3.0` and compute something from it", 1, 1)
-        implicit = None if has_backward else last_assigned
-        imports = any(isinstance(stmt, ast.Import) for stmt in tree.body)
-        return Program(tuple(statements), implicit, self.source.splitlines(), imports)
-
-    # -- statements ------------------------------------------------------------------
-    def _import(self, stmt: ast.Import) -> None:
-        for alias in stmt.names:
-            if alias.name != "torch" or alias.asname not in (None, "torch"):
-                raise unsupported(stmt, f"only `import torch` is allowed here, not "
-                                        f"`import {alias.name}`")
-
-    def _statement(self, stmt: ast.stmt, opening: bool) -> Statement:
-        if isinstance(stmt, ast.Assign):
-            return self._assign(stmt, opening)
-        if isinstance(stmt, ast.Expr) and _is_method_call(stmt.value, "backward"):
-            return self._backward(stmt.value)  # type: ignore[arg-type]
-        raise unsupported(stmt, statement_message(stmt))
-
-    def _assign(self, stmt: ast.Assign, opening: bool) -> Statement:
-        if len(stmt.targets) != 1:
-            raise unsupported(stmt, "assign one name at a time (`a = b = ...` is not "
-                                    "supported here)")
-        target = stmt.targets[0]
-        if (isinstance(target, ast.Attribute) and target.attr == "grad"
-                and isinstance(target.value, ast.Name)
-                and isinstance(stmt.value, ast.Constant) and stmt.value.value is None):
-            self._use(target.value)
-            return ClearGrad(target.value.id, _span(stmt))
-        if not isinstance(target, ast.Name):
-            raise unsupported(target, "assign to a plain name, as in `y = w * x`")
-        name = self._name(target)
-        number = _number_literal(stmt.value)
-        if opening and number is not None:
-            value: Expr = Num(number, _span(stmt.value))
-            self.defined.add(name)
-            return Assign(name, value, _span(stmt), leaf_shorthand=True)
-        value = self._expr(stmt.value, 0)
-        self.defined.add(name)
-        return Assign(name, value, _span(stmt))
-
-    def _backward(self, call: ast.Call) -> Backward:
-        func = call.func
-        assert isinstance(func, ast.Attribute)
-        receiver = self._expr(func.value, 0)
-        if len(call.args) > len(BACKWARD_ARGS):
-            raise unsupported(call, "backward() takes gradient, retain_graph and "
-                                    "create_graph")
-        values: dict[str, Expr] = {}
-        for name, arg in zip(BACKWARD_ARGS, call.args, strict=False):
-            values[name] = self._expr(arg, 0, keyword=True)
-        for kw in call.keywords:
-            if kw.arg not in BACKWARD_ARGS:
-                what = "**kwargs" if kw.arg is None else f"`{kw.arg}=`"
-                raise unsupported(kw, f"backward() here accepts gradient=, retain_graph= and "
-                                      f"create_graph=, not {what}")
-            if kw.arg in values:
-                raise unsupported(kw, f"backward() got `{kw.arg}` twice")
-            values[kw.arg] = self._expr(kw.value, 0, keyword=True)
-        return Backward(receiver, ast.unparse(func.value),
-                        values.get("gradient"), values.get("retain_graph"),
-                        values.get("create_graph"), _span(call))
-
-    # -- expressions -----------------------------------------------------------------
-    def _expr(self, node: ast.expr, depth: int, keyword: bool = False) -> Expr:
-        if depth > self.limits.max_depth:
-            raise unsupported(node, f"this expression is nested more than "
-                                    f"{self.limits.max_depth} levels deep: split it into "
-                                    f"several lines")
-        span = _span(node)
-        if isinstance(node, ast.Constant):
-            return self._constant(node, keyword)
-        if isinstance(node, ast.Name):
-            return Var(self._use(node), span)
-        if isinstance(node, ast.BinOp):
-            op = BINARY.get(type(node.op))
-            if op is None:
-                raise unsupported(node, f"the `{op_text(node.op)}` operator is not supported "
-                                        f"here: use + - * / **")
-            return BinOp(op, self._expr(node.left, depth + 1),
-                         self._expr(node.right, depth + 1), span)
-        if isinstance(node, ast.UnaryOp):
-            if isinstance(node.op, (ast.USub, ast.UAdd)):
-                return UnaryOp("-" if isinstance(node.op, ast.USub) else "+",
-                               self._expr(node.operand, depth + 1), span)
-            raise unsupported(node, "only unary minus (`-x`) is supported here")
-        if isinstance(node, ast.Call):
-            return self._call(node, depth)
-        if isinstance(node, ast.List) and keyword:
-            return ListExpr(tuple(self._expr(e, depth + 1) for e in node.elts), span)
-        raise unsupported(node, expression_message(node))
-
-    def _constant(self, node: ast.Constant, keyword: bool) -> Expr:
-        value = node.value
-        if isinstance(value, bool) or value is None:
-            if keyword:
-                return Bool(value, _span(node))
-            raise unsupported(node, f"`{value}` can only be a keyword value here, as in "
-                                    f"`retain_graph=True`")
-        if isinstance(value, int):
-            if value.bit_length() > self.limits.max_number_bits:
-                raise unsupported(node, "this number is too large for the lab")
-            return Num(value, _span(node))
-        if isinstance(value, float):
-            return Num(value, _span(node))
-        if isinstance(value, complex):
-            raise unsupported(node, "complex numbers are not supported here")
-        raise unsupported(node, f"{type(value).__name__} values are not supported here: "
-                                f"the lab computes with numbers and tensors")
-
-    def _call(self, node: ast.Call, depth: int) -> Expr:
-        func = node.func
-        span = _span(node)
-        if isinstance(func, ast.Attribute) and _is_torch(func.value):
-            self._check_attribute(func)
-            if func.attr == "tensor":
-                return self._tensor_call(node, depth)
-            if func.attr in FUNCTIONS + REDUCTIONS:
-                if len(node.args) != 1 or node.keywords:
-                    raise unsupported(node, f"torch.{func.attr}() takes one tensor here, as "
-                                            f"in `torch.{func.attr}(x)`")
-                return Call(func.attr, self._expr(node.args[0], depth + 1), False, span)
-            raise unsupported(func, f"`torch.{func.attr}` is not supported here; the lab "
-                                    f"knows torch.tensor, {KNOWN}")
-        if isinstance(func, ast.Attribute):
-            self._check_attribute(func)
-            if func.attr in FUNCTIONS + REDUCTIONS:
-                if node.args or node.keywords:
-                    raise unsupported(node, f"`.{func.attr}()` takes no arguments here")
-                return Call(func.attr, self._expr(func.value, depth + 1), True, span)
-            if func.attr == "backward":
-                raise unsupported(node, "backward() returns None: call it on a line of its "
-                                        "own, as in `loss.backward()`")
-            raise unsupported(func, f"the method `.{func.attr}()` is not supported here; "
-                                    f"the lab knows " + ", ".join(
-                                        f".{f}()" for f in (*FUNCTIONS, *REDUCTIONS)))
-        if isinstance(func, ast.Name):
-            raise unsupported(func, f"`{func.id}(...)` is not supported here; the lab knows "
-                                    f"torch.tensor, {KNOWN}")
-        raise unsupported(node, "only torch functions and tensor methods can be called here")
-
-    def _tensor_call(self, node: ast.Call, depth: int) -> TensorCall:
-        if len(node.args) != 1:
-            raise unsupported(node, "torch.tensor() takes one value here, as in "
-                                    "`torch.tensor([1.0, 2.0], requires_grad=True)`")
-        requires_grad = None
-        for kw in node.keywords:
-            if kw.arg != "requires_grad":
-                what = "**kwargs" if kw.arg is None else f"`{kw.arg}=`"
-                raise unsupported(kw, f"torch.tensor() here accepts requires_grad=, not {what}")
-            requires_grad = self._expr(kw.value, depth + 1, keyword=True)
-        return TensorCall(self._data(node.args[0], depth + 1), requires_grad, _span(node))
-
-    def _data(self, node: ast.expr, depth: int) -> Expr:
-        """The data of torch.tensor(...): numbers, number expressions, nested lists."""
-        if isinstance(node, ast.List):
-            if depth > self.limits.max_depth:
-                raise unsupported(node, "these lists are nested too deeply")
-            if len(node.elts) > self.limits.max_elements:
-                raise unsupported(node, f"a tensor may have at most "
-                                        f"{self.limits.max_elements} elements here")
-            return ListExpr(tuple(self._data(e, depth + 1) for e in node.elts), _span(node))
-        if isinstance(node, ast.BinOp) and any(isinstance(n, ast.List)
-                                               for n in ast.walk(node)):
-            raise unsupported(node, "list arithmetic (`[1.0] * n`) is not supported here: "
-                                    "write the values out, as in `torch.tensor([1.0, 1.0])`")
-        if isinstance(node, (ast.Tuple, ast.ListComp, ast.GeneratorExp)):
-            raise unsupported(node, "write the tensor's values as a list, as in "
-                                    "`torch.tensor([1.0, 2.0])`")
-        return self._expr(node, depth)
-
-    # -- names and attributes --------------------------------------------------------
-    def _name(self, node: ast.Name) -> str:
-        if node.id.startswith("__"):
-            raise unsupported(node, "names starting with two underscores are not allowed")
-        if node.id == "torch":
-            raise unsupported(node, "`torch` is the PyTorch module: pick another name")
-        return node.id
-
-    def _use(self, node: ast.Name) -> str:
-        name = self._name(node)
-        if name not in self.defined:
-            raise unsupported(node, f"`{name}` is not defined: assign it on an earlier line, "
-                                    f"as in `{name} = 1.0`")
-        return name
-
-    def _check_attribute(self, node: ast.Attribute) -> None:
-        if node.attr.startswith("_"):
-            raise unsupported(node, f"`.{node.attr}`: attributes starting with an underscore "
-                                    f"are not allowed")
+def imports_torch(tree: ast.Module) -> bool:
+    """CONTRACT §1: any import of torch, anywhere, makes a program plain PyTorch."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(
+                a.name == "torch" or a.name.startswith("torch.") for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module and (
+                node.module == "torch" or node.module.startswith("torch.")):
+            return True
+    return False
 
 
-def _is_torch(node: ast.expr) -> bool:
-    return isinstance(node, ast.Name) and node.id == "torch"
-
-
-def _is_method_call(node: ast.expr, method: str) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == method)
-
-
-def _number_literal(node: ast.expr) -> int | float | None:
-    """NUMBER, -NUMBER or +NUMBER (the leaf shorthand's right-hand side), else None."""
+def _number_literal(node: ast.AST) -> int | float | None:
+    """The value of NUMBER, -NUMBER or +NUMBER, else None."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _number_literal(node.operand)
         if inner is None:
@@ -417,3 +233,442 @@ def _number_literal(node: ast.expr) -> int | float | None:
             and not isinstance(node.value, bool)):
         return node.value
     return None
+
+
+def _is_tensor_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "tensor" and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "torch")
+
+
+def _calls_backward(tree: ast.AST) -> bool:
+    """Whether the text calls `.backward(...)` or `torch.autograd.grad(...)` anywhere."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "backward":
+                return True
+            f = node.func
+            if (f.attr == "grad" and isinstance(f.value, ast.Attribute)
+                    and f.value.attr == "autograd" and isinstance(f.value.value, ast.Name)
+                    and f.value.value.id == "torch"):
+                return True
+    return False
+
+
+def _last_assigned(statements: list[ast.stmt]) -> str | None:
+    """The target of the last `name = ...` in the text, outside def and class bodies."""
+    last = None
+    for stmt in statements:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            last = stmt.targets[0].id
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                found = _last_assigned(inner)
+                last = found if found is not None else last
+    return last
+
+
+def _bound_names(body: list[ast.stmt]) -> set[str]:
+    """The names a function body binds: Python's local variables of that function."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+class _Translator:
+    """Walks the ast once, building the Program and rejecting everything else."""
+
+    def __init__(self, source: str, limits: Limits) -> None:
+        self.source = source
+        self.limits = limits
+        self.in_function = 0
+        self.in_loop = 0
+
+    def program(self, tree: ast.Module) -> Program:
+        plain = imports_torch(tree)
+        body: list[Stmt] = []
+        shorthand: list[ShorthandLeaf] = []
+        opening = not plain          # still in the opening block of leaf definitions
+        for stmt in tree.body:
+            if opening and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name):
+                number = _number_literal(stmt.value)
+                if number is not None:
+                    leaf = ShorthandLeaf(stmt.targets[0].id, span_of(stmt),
+                                         leaf_expansion(number))
+                    shorthand.append(leaf)
+                    body.append(Assign([self._name(stmt.targets[0])],
+                                       Const(float(number), span_of(stmt.value)),
+                                       span_of(stmt), shorthand=True))
+                    continue
+                if not _is_tensor_call(stmt.value):
+                    opening = False
+            elif not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                opening = False
+            body.extend(self.statements([stmt], docstrings=True))
+        implicit = None
+        if not plain and not _calls_backward(tree):
+            implicit = _last_assigned(tree.body)
+        mentions = any(isinstance(n, ast.Name) and n.id == "print" for n in ast.walk(tree))
+        return Program(body, "plain" if plain else "shorthand", shorthand, implicit, mentions,
+                       self.source.splitlines())
+
+    # -- statements ------------------------------------------------------------------
+    def statements(self, stmts: list[ast.stmt], docstrings: bool = False) -> list[Stmt]:
+        out: list[Stmt] = []
+        for i, stmt in enumerate(stmts):
+            if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                    and isinstance(stmt.value.value, str) and (docstrings or i == 0)):
+                continue                                   # a docstring does nothing
+            out.append(self.statement(stmt))
+        return out
+
+    def statement(self, stmt: ast.stmt) -> Stmt:
+        span = span_of(stmt)
+        if isinstance(stmt, ast.Assign):
+            if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                raise unsupported(stmt.value, messages.STRING_MESSAGE)
+            return Assign([self.target(t) for t in stmt.targets], self.expr(stmt.value), span)
+        if isinstance(stmt, ast.AnnAssign):
+            if stmt.value is None:
+                return Pass(span)
+            return Assign([self.target(stmt.target)], self.expr(stmt.value), span)
+        if isinstance(stmt, ast.AugAssign):
+            op = BINARY.get(type(stmt.op))
+            if op is None:
+                raise unsupported(stmt, messages.operator_message(stmt.op))
+            return AugAssign(self.target(stmt.target), op, self.expr(stmt.value), span)
+        if isinstance(stmt, ast.Expr):
+            if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                raise unsupported(stmt, messages.statement_message(stmt))
+            return ExprStmt(self.expr(stmt.value), span)
+        if isinstance(stmt, ast.If):
+            return If(self.expr(stmt.test), self.block(stmt.body), self.block(stmt.orelse),
+                      span)
+        if isinstance(stmt, (ast.For, ast.While)):
+            self.in_loop += 1
+            try:
+                body, orelse = self.block(stmt.body), self.block(stmt.orelse)
+            finally:
+                self.in_loop -= 1
+            if isinstance(stmt, ast.For):
+                return For(self.target(stmt.target), self.expr(stmt.iter), body, orelse, span)
+            return While(self.expr(stmt.test), body, orelse, span)
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            if not self.in_loop:
+                word = "break" if isinstance(stmt, ast.Break) else "continue"
+                raise SourceError("SyntaxError", f"'{word}' outside loop", span.line, span.col)
+            return Break(span) if isinstance(stmt, ast.Break) else Continue(span)
+        if isinstance(stmt, ast.Pass):
+            return Pass(span)
+        if isinstance(stmt, ast.With):
+            items = [WithItem(self.expr(i.context_expr),
+                              self.target(i.optional_vars) if i.optional_vars else None)
+                     for i in stmt.items]
+            return With(items, self.block(stmt.body), span)
+        if isinstance(stmt, ast.FunctionDef):
+            return self.function(stmt)
+        if isinstance(stmt, ast.ClassDef):
+            return self.class_def(stmt)
+        if isinstance(stmt, ast.Return):
+            if not self.in_function:
+                raise SourceError("SyntaxError", "'return' outside function", span.line,
+                                  span.col)
+            return Return(self.expr(stmt.value) if stmt.value else None, span)
+        if isinstance(stmt, ast.Assert):
+            return Assert(self.expr(stmt.test), self.expr(stmt.msg) if stmt.msg else None,
+                          span)
+        if isinstance(stmt, ast.Delete):
+            return Delete([self.target(t) for t in stmt.targets], span)
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            return self.import_(stmt)
+        raise unsupported(stmt, messages.statement_message(stmt))
+
+    def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
+        return self.statements(stmts)
+
+    def import_(self, stmt: ast.Import | ast.ImportFrom) -> Import:
+        bindings: list[tuple[str, str, str | None]] = []
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name not in MODULES:
+                    raise unsupported(stmt, messages.IMPORT_MESSAGE)
+                if alias.asname:
+                    bindings.append((alias.asname, alias.name, None))
+                else:
+                    top = alias.name.split(".")[0]
+                    bindings.append((top, top, None))
+        else:
+            module = stmt.module or ""
+            if module not in MODULES or stmt.level:
+                raise unsupported(stmt, messages.IMPORT_MESSAGE)
+            for alias in stmt.names:
+                if alias.name == "*":
+                    raise unsupported(stmt, "`import *` is not supported: import the names "
+                                            "you use, as in `from torch import nn`")
+                bindings.append((alias.asname or alias.name, module, alias.name))
+        return Import(bindings, span_of(stmt))
+
+    def function(self, stmt: ast.FunctionDef, method: bool = False) -> FunctionDef:
+        decorators = [self.decorator(d, method) for d in stmt.decorator_list]
+        params = self.params(stmt.args)
+        self.in_function += 1
+        loops, self.in_loop = self.in_loop, 0
+        try:
+            body = self.statements(stmt.body)
+        finally:
+            self.in_function -= 1
+            self.in_loop = loops
+        local = _bound_names(stmt.body) | {p.name for p in params}
+        return FunctionDef(stmt.name, params, body, decorators, frozenset(local),
+                           span_of(stmt))
+
+    def decorator(self, node: ast.expr, method: bool) -> Expr:
+        text = ast.unparse(node)
+        allowed = {"torch.no_grad()", "torch.enable_grad()", "torch.inference_mode()",
+                   "no_grad()", "enable_grad()", "inference_mode()"}
+        if method:
+            allowed |= {"staticmethod", "once_differentiable",
+                        "torch.autograd.function.once_differentiable"}
+        if text not in allowed and not text.startswith("torch.set_grad_enabled("):
+            raise unsupported(node, messages.DECORATOR_MESSAGE)
+        return self.expr(node)
+
+    def params(self, args: ast.arguments) -> list[Param]:
+        out: list[Param] = []
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults += list(args.defaults)
+        for a, d in zip(positional, defaults, strict=True):
+            out.append(Param(a.arg, self.expr(d) if d is not None else None))
+        if args.vararg:
+            out.append(Param(args.vararg.arg, None, "varargs"))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+            out.append(Param(a.arg, self.expr(d) if d is not None else None, "kwonly"))
+        if args.kwarg:
+            out.append(Param(args.kwarg.arg, None, "varkw"))
+        return out
+
+    def class_def(self, stmt: ast.ClassDef) -> ClassDef:
+        if len(stmt.bases) != 1 or stmt.keywords:
+            raise unsupported(stmt, messages.CLASS_MESSAGE)
+        base = ast.unparse(stmt.bases[0])
+        if base in FUNCTION_BASES:
+            kind = "function"
+        elif base in MODULE_BASES:
+            kind = "module"
+        else:
+            raise unsupported(stmt.bases[0], messages.CLASS_MESSAGE)
+        if stmt.decorator_list:
+            raise unsupported(stmt.decorator_list[0], messages.DECORATOR_MESSAGE)
+        methods: list[FunctionDef] = []
+        attributes: list[Assign] = []
+        for i, item in enumerate(stmt.body):
+            if isinstance(item, ast.FunctionDef):
+                methods.append(self.function(item, method=True))
+            elif isinstance(item, ast.Assign):
+                attributes.append(Assign([self.target(t) for t in item.targets],
+                                         self.expr(item.value), span_of(item)))
+            elif isinstance(item, ast.Pass) or (
+                    isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)
+                    and isinstance(item.value.value, str) and i == 0):
+                continue
+            else:
+                raise unsupported(item, "a class body holds its methods (`def ...`) and "
+                                        "plain attributes here")
+        return ClassDef(stmt.name, kind, methods, attributes, span_of(stmt))
+
+    # -- targets ---------------------------------------------------------------------
+    def _name(self, node: ast.Name) -> Name:
+        if node.id in messages.FORBIDDEN_NAMES:
+            raise unsupported(node, messages.FORBIDDEN_NAMES[node.id])
+        if node.id.startswith("__") and node.id.endswith("__"):
+            raise unsupported(node, f"`{node.id}`: names with double underscores are not "
+                                    "available in the lab's programs")
+        return Name(node.id, span_of(node))
+
+    def target(self, node: ast.expr) -> Target:
+        if isinstance(node, ast.Name):
+            return self._name(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.Subscript):
+            return Subscript(self.expr(node.value), self.index(node.slice), span_of(node))
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items: list[Target] = []
+            starred = -1
+            for i, elt in enumerate(node.elts):
+                if isinstance(elt, ast.Starred):
+                    starred = i
+                    items.append(self.target(elt.value))
+                else:
+                    items.append(self.target(elt))
+            return TupleTarget(items, span_of(node), starred)
+        raise unsupported(node, "assign to a name, an attribute (`x.grad = None`), an item "
+                                "(`x[0] = ...`) or several names (`a, b = ...`)")
+
+    # -- expressions -----------------------------------------------------------------
+    def expr(self, node: ast.expr, strings: bool = False) -> Expr:
+        span = span_of(node)
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, str) and not strings:
+                raise unsupported(node, messages.STRING_MESSAGE)
+            if isinstance(value, (bytes, complex)):
+                raise unsupported(node, "bytes and complex numbers are not supported")
+            return Const(value, span)
+        if isinstance(node, ast.Name):
+            return self._name(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.BinOp):
+            op = BINARY.get(type(node.op))
+            if op is None:
+                raise unsupported(node, messages.operator_message(node.op))
+            if op == "%" and isinstance(node.left, ast.Constant) and isinstance(
+                    node.left.value, str):
+                raise unsupported(node, "`%` formatting is not supported: use an f-string, "
+                                        "as in `f\"{x:.4f}\"`")
+            return BinOp(op, self.expr(node.left), self.expr(node.right), span)
+        if isinstance(node, ast.UnaryOp):
+            return UnaryOp(UNARY[type(node.op)], self.expr(node.operand), span)
+        if isinstance(node, ast.BoolOp):
+            return BoolOp("and" if isinstance(node.op, ast.And) else "or",
+                          [self.expr(v, strings) for v in node.values], span)
+        if isinstance(node, ast.Compare):
+            return Compare(self.expr(node.left, True), [COMPARE[type(o)] for o in node.ops],
+                           [self.expr(c, True) for c in node.comparators], span)
+        if isinstance(node, ast.IfExp):
+            return IfExp(self.expr(node.test), self.expr(node.body, strings),
+                         self.expr(node.orelse, strings), span)
+        if isinstance(node, ast.Subscript):
+            return Subscript(self.expr(node.value), self.index(node.slice), span)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [self.element(e, strings) for e in node.elts]
+            return TupleExpr(items, span) if isinstance(node, ast.Tuple) else ListExpr(items,
+                                                                                         span)
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise unsupported(node, "`**` in a dict is not supported: write the items out")
+            return DictExpr([self.expr(k, True) for k in node.keys if k is not None],
+                            [self.expr(v, True) for v in node.values], span)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            kind = "list" if isinstance(node, ast.ListComp) else "generator"
+            return ListComp(self.expr(node.elt, True), self.generators(node.generators),
+                            span, kind)
+        if isinstance(node, ast.DictComp):
+            pair = TupleExpr([self.expr(node.key, True), self.expr(node.value, True)], span)
+            return ListComp(pair, self.generators(node.generators), span, "dict")
+        if isinstance(node, ast.JoinedStr):
+            return self.fstring(node)
+        if isinstance(node, ast.Lambda):
+            raise unsupported(node, messages.LAMBDA_MESSAGE)
+        if isinstance(node, ast.Starred):
+            raise unsupported(node, "`*` unpacking is only allowed in calls and in "
+                                    "assignments (`a, *rest = ...`)")
+        raise unsupported(node, messages.expression_message(node))
+
+    def element(self, node: ast.expr, strings: bool) -> Expr:
+        if isinstance(node, ast.Starred):
+            return Starred(self.expr(node.value), span_of(node))
+        return self.expr(node, True)
+
+    def attribute(self, node: ast.Attribute) -> Attribute:
+        attr = node.attr
+        if attr.startswith("_") and attr not in messages.ALLOWED_DUNDERS and \
+                attr not in messages.ALLOWED_PRIVATE and not attr.startswith("_saved_"):
+            raise unsupported(node, messages.attribute_message(attr))
+        return Attribute(self.expr(node.value), attr, span_of(node))
+
+    def call(self, node: ast.Call) -> Call:
+        func = self.expr(node.func)
+        args: list[Expr] = []
+        for a in node.args:
+            args.append(self.argument(a))
+        keywords: list[Keyword] = []
+        for k in node.keywords:
+            keywords.append(Keyword(k.arg, self.argument(k.value)))
+        text = ""
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+            text = ast.unparse(node.func.value)
+        elif isinstance(node.func, (ast.Attribute, ast.Name)) and (
+                node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+        ) == "grad":
+            first = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "outputs"), None)
+            text = ast.unparse(first) if first is not None else ""
+        return Call(func, args, keywords, span_of(node), text)
+
+    def argument(self, node: ast.expr) -> Expr:
+        """A call's argument: strings and lambdas are allowed here."""
+        if isinstance(node, ast.Lambda):
+            return self.lambda_(node)
+        if isinstance(node, ast.Starred):
+            return Starred(self.expr(node.value), span_of(node))
+        return self.expr(node, strings=True)
+
+    def lambda_(self, node: ast.Lambda) -> Lambda:
+        params = self.params(node.args)
+        self.in_function += 1
+        try:
+            body = self.argument(node.body) if isinstance(node.body, ast.Lambda) else \
+                self.expr(node.body, strings=True)
+        finally:
+            self.in_function -= 1
+        return Lambda(params, body, span_of(node))
+
+    def index(self, node: ast.expr) -> Expr:
+        if isinstance(node, ast.Slice):
+            return self.slice(node)
+        if isinstance(node, ast.Tuple):
+            return TupleExpr([self.slice(e) if isinstance(e, ast.Slice) else self.expr(e, True)
+                              for e in node.elts], span_of(node))
+        return self.expr(node, strings=True)
+
+    def slice(self, node: ast.Slice) -> SliceExpr:
+        return SliceExpr(self.expr(node.lower) if node.lower else None,
+                         self.expr(node.upper) if node.upper else None,
+                         self.expr(node.step) if node.step else None, span_of(node))
+
+    def generators(self, gens: list[ast.comprehension]) -> list[Comprehension]:
+        out = []
+        for g in gens:
+            if g.is_async:
+                raise unsupported(g.iter, "async comprehensions are not supported")
+            out.append(Comprehension(self.target(g.target), self.expr(g.iter),
+                                     [self.expr(c) for c in g.ifs]))
+        return out
+
+    def fstring(self, node: ast.JoinedStr) -> FString:
+        parts: list[str | FormattedValue] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue):
+                conversion = {-1: "", 115: "s", 114: "r", 97: "a"}[value.conversion]
+                spec = None
+                if value.format_spec is not None:
+                    assert isinstance(value.format_spec, ast.JoinedStr)
+                    spec = self.fstring(value.format_spec)
+                parts.append(FormattedValue(self.expr(value.value, True), conversion, spec))
+        return FString(parts, span_of(node))

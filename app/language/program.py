@@ -1,12 +1,9 @@
-"""The program representation: what `source.py` makes of the text and `runner.py` runs.
+"""The program representation: what `parse` makes of the text and the interpreter runs.
 
-Only the constructs of the lab's language exist here, each with its position in the
-source (1-based line and column), so every runtime error can point at its text.
-
-Every class made per line (all but `Program`) spells out its `__init__`. The dataclass
-decorator still writes `__eq__` and `__repr__`, but the `__init__` it would write runs as
-interpreted Python even in the compiled build, at five times the cost of a compiled one,
-and a program makes several of these per line.
+Only the constructs of the lab's language exist here (CONTRACT §1–§1d), each with its
+position in the source (1-based line and column, and where it ends), so every error can
+point at its text. Anything the parser did not translate into one of these classes was
+rejected before the program ran.
 """
 
 from __future__ import annotations
@@ -15,173 +12,336 @@ from dataclasses import dataclass, field
 from typing import Union
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     line: int
     col: int
     end_line: int
     end_col: int
 
-    def __init__(self, line: int, col: int, end_line: int, end_col: int) -> None:
-        self.line = line
-        self.col = col
-        self.end_line = end_line
-        self.end_col = end_col
+
+# -- expressions ----------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Const:
+    """A literal: a number, True/False/None, a string, or `...`."""
+
+    value: object
+    span: Span
 
 
 @dataclass(slots=True)
-class Num:
-    value: int | float
+class Name:
+    id: str
     span: Span
-
-    def __init__(self, value: int | float, span: Span) -> None:
-        self.value = value
-        self.span = span
 
 
 @dataclass(slots=True)
-class Bool:
-    """True, False or None: only as a keyword value (`retain_graph=True`)."""
-
-    value: bool | None
+class Attribute:
+    value: Expr
+    attr: str
     span: Span
-
-    def __init__(self, value: bool | None, span: Span) -> None:
-        self.value = value
-        self.span = span
 
 
 @dataclass(slots=True)
-class Var:
-    name: str
+class Subscript:
+    value: Expr
+    index: Expr
     span: Span
-
-    def __init__(self, name: str, span: Span) -> None:
-        self.name = name
-        self.span = span
 
 
 @dataclass(slots=True)
-class BinOp:
-    op: str                          # one of + - * / **
-    left: Expr
-    right: Expr
+class SliceExpr:
+    lower: Expr | None
+    upper: Expr | None
+    step: Expr | None
     span: Span
-
-    def __init__(self, op: str, left: Expr, right: Expr, span: Span) -> None:
-        self.op = op
-        self.left = left
-        self.right = right
-        self.span = span
 
 
 @dataclass(slots=True)
-class UnaryOp:
-    op: str                          # - or +
-    operand: Expr
+class Starred:
+    """`*args` in a call or a tuple."""
+
+    value: Expr
     span: Span
 
-    def __init__(self, op: str, operand: Expr, span: Span) -> None:
-        self.op = op
-        self.operand = operand
-        self.span = span
+
+@dataclass(slots=True)
+class Keyword:
+    name: str | None                  # None for `**kwargs`
+    value: Expr
 
 
 @dataclass(slots=True)
 class Call:
-    """`torch.tanh(x)` or `x.tanh()`: both spellings record the same node."""
+    func: Expr
+    args: list[Expr]
+    keywords: list[Keyword]
+    span: Span
+    text: str = ""                    # `ast.unparse` of the receiver (backward) or first arg
 
-    function: str
-    arg: Expr
-    method: bool                     # written `x.tanh()` rather than `torch.tanh(x)`
+
+@dataclass(slots=True)
+class BinOp:
+    op: str                           # + - * / // % ** @ & | ^
+    left: Expr
+    right: Expr
     span: Span
 
-    def __init__(self, function: str, arg: Expr, method: bool, span: Span) -> None:
-        self.function = function
-        self.arg = arg
-        self.method = method
-        self.span = span
+
+@dataclass(slots=True)
+class UnaryOp:
+    op: str                           # - + not ~
+    operand: Expr
+    span: Span
+
+
+@dataclass(slots=True)
+class BoolOp:
+    op: str                           # and / or
+    values: list[Expr]
+    span: Span
+
+
+@dataclass(slots=True)
+class Compare:
+    left: Expr
+    ops: list[str]                    # < <= > >= == != is is-not in not-in
+    comparators: list[Expr]
+    span: Span
+
+
+@dataclass(slots=True)
+class IfExp:
+    test: Expr
+    body: Expr
+    orelse: Expr
+    span: Span
+
+
+@dataclass(slots=True)
+class TupleExpr:
+    items: list[Expr]
+    span: Span
 
 
 @dataclass(slots=True)
 class ListExpr:
-    items: tuple[Expr, ...]
+    items: list[Expr]
     span: Span
-
-    def __init__(self, items: tuple[Expr, ...], span: Span) -> None:
-        self.items = items
-        self.span = span
 
 
 @dataclass(slots=True)
-class TensorCall:
-    """`torch.tensor(data, requires_grad=...)`."""
-
-    data: Expr
-    requires_grad: Expr | None
+class DictExpr:
+    keys: list[Expr]
+    values: list[Expr]
     span: Span
 
-    def __init__(self, data: Expr, requires_grad: Expr | None, span: Span) -> None:
-        self.data = data
-        self.requires_grad = requires_grad
-        self.span = span
+
+@dataclass(slots=True)
+class Comprehension:
+    target: Target
+    iter: Expr
+    ifs: list[Expr]
 
 
-Expr = Union[Num, Bool, Var, BinOp, UnaryOp, Call, ListExpr, TensorCall]
+@dataclass(slots=True)
+class ListComp:
+    """`[e for x in xs if c]`, and the generator expressions that sum/min/max take."""
 
+    element: Expr
+    generators: list[Comprehension]
+    span: Span
+    kind: str = "list"                # list, generator, dict (element is a TupleExpr pair)
+
+
+@dataclass(slots=True)
+class FormattedValue:
+    value: Expr
+    conversion: str                   # "", "r", "s"
+    format_spec: FString | None
+
+
+@dataclass(slots=True)
+class FString:
+    parts: list[str | FormattedValue]
+    span: Span
+
+
+@dataclass(slots=True)
+class Lambda:
+    params: list[Param]
+    body: Expr
+    span: Span
+
+
+Expr = Union[Const, Name, Attribute, Subscript, SliceExpr, Starred, Call, BinOp, UnaryOp,
+             BoolOp, Compare, IfExp, TupleExpr, ListExpr, DictExpr, ListComp, FString, Lambda]
+
+
+# -- assignment targets -----------------------------------------------------------------
+
+@dataclass(slots=True)
+class TupleTarget:
+    items: list[Target]
+    span: Span
+    starred: int = -1                 # index of a `*rest` item, -1 if none
+
+
+Target = Union[Name, Attribute, Subscript, TupleTarget, Starred]
+
+
+# -- statements ------------------------------------------------------------------------
 
 @dataclass(slots=True)
 class Assign:
-    name: str
+    targets: list[Target]
     value: Expr
     span: Span
-    leaf_shorthand: bool = False     # `w = 3.0` in the opening block: a leaf that requires grad
-
-    def __init__(self, name: str, value: Expr, span: Span,
-                 leaf_shorthand: bool = False) -> None:
-        self.name = name
-        self.value = value
-        self.span = span
-        self.leaf_shorthand = leaf_shorthand
+    shorthand: bool = False           # `w = 3.0` in a shorthand program's opening block
 
 
 @dataclass(slots=True)
-class Backward:
-    receiver: Expr
-    output: str                      # the receiver as written (`loss`)
-    gradient: Expr | None
-    retain_graph: Expr | None
-    create_graph: Expr | None
+class AugAssign:
+    target: Target
+    op: str
+    value: Expr
     span: Span
 
-    def __init__(self, receiver: Expr, output: str, gradient: Expr | None,
-                 retain_graph: Expr | None, create_graph: Expr | None, span: Span) -> None:
-        self.receiver = receiver
-        self.output = output
-        self.gradient = gradient
-        self.retain_graph = retain_graph
-        self.create_graph = create_graph
-        self.span = span
+
+@dataclass(slots=True)
+class ExprStmt:
+    value: Expr
+    span: Span
 
 
 @dataclass(slots=True)
-class ClearGrad:
-    """`name.grad = None`, what `optimizer.zero_grad()` does to each parameter."""
+class If:
+    test: Expr
+    body: list[Stmt]
+    orelse: list[Stmt]
+    span: Span
+
+
+@dataclass(slots=True)
+class For:
+    target: Target
+    iter: Expr
+    body: list[Stmt]
+    orelse: list[Stmt]
+    span: Span
+
+
+@dataclass(slots=True)
+class While:
+    test: Expr
+    body: list[Stmt]
+    orelse: list[Stmt]
+    span: Span
+
+
+@dataclass(slots=True)
+class Break:
+    span: Span
+
+
+@dataclass(slots=True)
+class Continue:
+    span: Span
+
+
+@dataclass(slots=True)
+class Pass:
+    span: Span
+
+
+@dataclass(slots=True)
+class WithItem:
+    context: Expr
+    target: Target | None
+
+
+@dataclass(slots=True)
+class With:
+    items: list[WithItem]
+    body: list[Stmt]
+    span: Span
+
+
+@dataclass(slots=True)
+class Param:
+    name: str
+    default: Expr | None = None
+    kind: str = "positional"          # positional, varargs (*args), kwonly, varkw (**kw)
+
+
+@dataclass(slots=True)
+class FunctionDef:
+    name: str
+    params: list[Param]
+    body: list[Stmt]
+    decorators: list[Expr]
+    locals: frozenset[str]            # every name the body binds (Python's local scope)
+    span: Span
+
+
+@dataclass(slots=True)
+class ClassDef:
+    """`class Name(torch.autograd.Function)` or `class Name(nn.Module)`."""
+
+    name: str
+    kind: str                         # "function" or "module"
+    methods: list[FunctionDef]
+    attributes: list[Assign]
+    span: Span
+
+
+@dataclass(slots=True)
+class Return:
+    value: Expr | None
+    span: Span
+
+
+@dataclass(slots=True)
+class Assert:
+    test: Expr
+    message: Expr | None
+    span: Span
+
+
+@dataclass(slots=True)
+class Delete:
+    targets: list[Target]
+    span: Span
+
+
+@dataclass(slots=True)
+class Import:
+    """`import torch.nn as nn`, `from torch import nn`: each (name bound, module path,
+    attribute or None)."""
+
+    bindings: list[tuple[str, str, str | None]]
+    span: Span
+
+
+Stmt = Union[Assign, AugAssign, ExprStmt, If, For, While, Break, Continue, Pass, With,
+             FunctionDef, ClassDef, Return, Assert, Delete, Import]
+
+
+@dataclass(frozen=True, slots=True)
+class ShorthandLeaf:
+    """`name = NUMBER` in a shorthand program's opening block, and what it means."""
 
     name: str
     span: Span
-
-    def __init__(self, name: str, span: Span) -> None:
-        self.name = name
-        self.span = span
+    expanded: str                     # `torch.tensor(3.0, requires_grad=True)`
 
 
-Statement = Union[Assign, Backward, ClearGrad]
-
-
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Program:
-    statements: tuple[Statement, ...]
-    implicit_output: str | None = None   # no backward() in the text: the last assigned name
+    body: list[Stmt]
+    kind: str                         # "plain" (imports torch) or "shorthand"
+    shorthand: list[ShorthandLeaf] = field(default_factory=list)
+    implicit_output: str | None = None   # shorthand without backward: the last assigned name
+    mentions_print: bool = False
     lines: list[str] = field(default_factory=list)
-    imports_torch: bool = False          # plain PyTorch (CONTRACT §1), not the shorthand

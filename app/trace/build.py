@@ -1,14 +1,15 @@
-"""Events to the contract's trace document (pydantic), and one function to run a source.
+"""One program's whole way: text → Program → run → the document, and its JSON.
 
-`trace_json` is the one way in for the command line and the API alike. `trace_events`
-turns the runner's events into JSON-ready pieces one at a time, so the streaming route
-can send each as soon as the engine yields it; `run_source` just collects them.
+`trace_json` is the one way in for the command line and the API alike; `trace_events`
+gives the same document as pieces, as the engine produces them, for the streaming
+route; `run_source` returns the document itself (tests, tools).
 """
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import logging
+import queue
 import threading
 from collections.abc import Iterator
 from typing import Any, cast
@@ -17,11 +18,10 @@ import numpy as np
 import orjson
 from pydantic import BaseModel
 
-from app.language.export import ShorthandLeaf, as_pytorch, leaf_expansion
-from app.language.interpreter import PassStarted, ProgramFinished, Runner
+from app.language.export import as_pytorch
+from app.language.interpreter import Interpreter
 from app.language.parse import SourceError, parse
-from app.language.program import Assign, Num, Program
-from app.language.shapes import clear_cache as clear_shapes
+from app.language.program import Program
 from app.limits import DEFAULT_LIMITS, Limits
 from app.trace.document import (
     Dependencies,
@@ -30,184 +30,182 @@ from app.trace.document import (
     GraphNode,
     Pass,
     ProgramInfo,
-    SavedValue,
-    Sent,
     Shorthand,
     Step,
     Trace,
 )
+from app.trace.gcpause import GC_PAUSE
 from app.trace.layout import clear_cache as clear_layouts
-from app.trace.layout import layout
-from app.trace.values import Texts, encode, encode_step
-from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
+from app.trace.pieces import Piece, PieceBuilder, Send, TraceEvent
 
 __all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "document_bytes",
            "document_json", "quiet_floats", "run_source", "trace_events", "trace_json"]
 
 logger = logging.getLogger(__name__)
-# -- events to pieces ----------------------------------------------------------------------
-
-def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
-    places = layout(event.root, event.nodes)
-    nodes: list[GraphNode] = []
-    for n, (layer, x) in zip(event.nodes, places, strict=True):
-        nodes.append({
-            "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
-            "next": n.next_ids,
-            "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),
-            "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
-            "layer": texts.number(layer), "x": x})
-    return Graph(root=event.root, nodes=nodes)
 
 
-def _saved(s: SavedInfo, texts: Texts) -> SavedValue:
-    text = "freed" if s.released else (texts.printed(s.value) if s.is_tensor else str(s.value))
-    return {"name": s.name, "value": text or "", "is_tensor": s.is_tensor,
-            "released": s.released}
+def program_info(source: str, program: Program, leaves: list[str]) -> ProgramInfo:
+    return ProgramInfo(
+        kind=program.kind,  # type: ignore[arg-type]
+        shorthand=[Shorthand(name=s.name, line=s.span.line, col=s.span.col,
+                             end_line=s.span.end_line, end_col=s.span.end_col,
+                             expanded=s.expanded) for s in program.shorthand],
+        implicit_output=program.implicit_output,
+        as_pytorch=as_pytorch(source, program.shorthand, program.implicit_output, leaves))
 
 
-def step_model(e: NodePopped, texts: Texts, started: PassStarted | None = None) -> Step:
-    """One pop as the document shows it (see Note [Trusted construction]). An error
-    points at the backward() call whose pass it ended."""
-    error = None if e.error is None else ErrorInfo(
-        kind="backward", type=e.error.type_name, message=e.error.message,
-        line=started.line if started else None, col=started.col if started else None)
-    sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
-                         "value": encode_step(s.value), "text": texts.printed(s.value)}
-                        for s in e.sent]
-    step: Step = {
-        "name": e.name, "seq": texts.number(e.seq), "leaf": e.leaf,
-        "node": texts.number(e.node),
-        "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
-        "dependencies": texts.by_id(e.dependencies), "ready": e.ready, "queue": e.queue,
-        "released": e.released}
-    if e.grad_before is not None or e.grad_after is not None:   # AccumulateGrad wrote .grad
-        step["grad_before"] = encode_step(e.grad_before)
-        step["grad_after"] = encode_step(e.grad_after)
-        step["grad_before_text"] = texts.printed(e.grad_before)
-        step["grad_after_text"] = texts.printed(e.grad_after)
-    if error is not None:
-        step["error"] = error
-    return step
-
-
-Piece = BaseModel | Graph | Step
-TraceEvent = tuple[str, Piece]
-
-
-def trace_events(source: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[TraceEvent]:
-    """("pass", Pass) / ("graph", Graph) / ("dependencies", ...) / ("step", Step) pieces,
-    as the engine produces them, ending with ("done", Trace) holding grads and error."""
+def run(source: str, limits: Limits, send: Send, seed: int | None = None) -> None:
+    """Parse and run one program, sending the document's pieces; the last is `done`."""
     try:
         program = parse(source, limits)
     except SourceError as e:
-        yield "done", Trace(error=ErrorInfo(kind="limit" if e.limit else "rejected",
-                                            type=e.type, message=e.message, line=e.line,
-                                            col=e.col, end_line=e.end_line,
-                                            end_col=e.end_col))
+        send("done", Trace(error=ErrorInfo(kind="limit" if e.limit else "rejected",
+                                           type=e.type, message=e.message, line=e.line,
+                                           col=e.col, end_line=e.end_line, end_col=e.end_col)))
         return
+    finished: list[Trace] = []
+
+    def finish(kind: str, piece: Piece) -> None:
+        if kind == "done":
+            finished.append(cast(Trace, piece))
+        else:
+            send(kind, piece)
+
+    builder = PieceBuilder(finish, limits.max_full_passes)
+    interpreter = Interpreter(program, limits, builder.emit)
+    if seed is not None:
+        interpreter.ctx.replay_seed = seed
     try:
-        yield from _run_events(program, limits, source)
+        with quiet_floats():
+            interpreter.run()
     except Exception as bug:   # a bug of the lab's: report it, keep serving everyone else
         logger.exception("internal error while tracing")
-        yield "done", Trace(error=ErrorInfo(
+        send("done", Trace(error=ErrorInfo(
             kind="internal", type="InternalError", message=f"the lab failed on this program "
-            f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program"))
+            f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program")))
+        return
+    trace = finished[0]
+    trace.program = program_info(source, program, list(trace.grads))
+    trace.seed = interpreter.ctx.fresh_seed
+    send("done", trace)
 
 
-def _shorthand(program: Program) -> list[ShorthandLeaf]:
-    return [ShorthandLeaf(s.name, s.span.line, s.span.col, s.span.end_line, s.span.end_col,
-                          leaf_expansion(s.value.value))
-            for s in program.statements
-            if isinstance(s, Assign) and s.leaf_shorthand and isinstance(s.value, Num)]
+class _Collector:
+    """The pieces folded into one Trace document."""
 
+    def __init__(self) -> None:
+        self.passes: list[Pass] = []
+        self.trace: Trace | None = None
 
-def _program_info(source: str, program: Program, leaves: list[str]) -> ProgramInfo:
-    shorthand = _shorthand(program)
-    plain = program.imports_torch
-    return ProgramInfo(
-        kind="plain" if plain else "shorthand",
-        shorthand=[Shorthand(name=s.name, line=s.line, col=s.col, end_line=s.end_line,
-                             end_col=s.end_col, expanded=s.expanded) for s in shorthand],
-        implicit_output=program.implicit_output,
-        as_pytorch=as_pytorch(source, shorthand, program.implicit_output, leaves))
-
-
-def _run_events(program: Program, limits: Limits, source: str) -> Iterator[TraceEvent]:
-    started: PassStarted | None = None
-    texts = Texts()
-    for event in Runner(program, limits).run():
-        if isinstance(event, PassStarted):
-            started = event
-            yield "pass", Pass(output=event.output, line=event.line,
-                               retain_graph=event.retain_graph, create_graph=event.create_graph)
-        elif isinstance(event, GraphRecorded):
-            yield "graph", graph_model(event, texts)
-        elif isinstance(event, DependenciesCounted):
-            yield "dependencies", Dependencies(dependencies=texts.by_id(event.dependencies))
-        elif isinstance(event, NodePopped):
-            yield "step", step_model(event, texts, started)
-        elif isinstance(event, ProgramFinished):
-            error = event.error
-            yield "done", Trace(
-                program=_program_info(source, program, list(event.grads)),
-                grads={name: encode(v) for name, v in event.grads.items()},
-                error=None if error is None else ErrorInfo(
-                    kind=error.kind, type=error.type, message=error.message,
-                    line=error.line, col=error.col, end_line=error.end_line, end_col=error.end_col))
-
-
-def collect(events: Iterator[TraceEvent]) -> Trace:
-    """Fold the pieces into one Trace document."""
-    passes: list[Pass] = []
-    steps: list[Step] = []          # the last pass's (a pydantic attribute costs a lookup)
-    for kind, piece in events:
+    def send(self, kind: str, piece: Piece) -> None:
         if kind == "step":
-            steps.append(cast(Step, piece))     # a typed dict: no isinstance
+            self.passes[-1].steps.append(cast(Step, piece))
         elif kind == "pass":
-            assert isinstance(piece, Pass)
-            passes.append(piece)
-            steps = piece.steps
+            self.passes.append(cast(Pass, piece))
         elif kind == "graph":
-            assert isinstance(piece, Graph)
-            passes[-1].graph = piece
+            self.passes[-1].graph = cast(Graph, piece)
         elif kind == "dependencies":
-            assert isinstance(piece, Dependencies)
-            passes[-1].dependencies = piece.dependencies
+            self.passes[-1].dependencies = cast(Dependencies, piece).dependencies
         elif kind == "done":
-            assert isinstance(piece, Trace)
-            piece.passes = passes
-            return piece
-    raise AssertionError("trace events ended without done")
+            trace = cast(Trace, piece)
+            trace.passes = self.passes
+            self.trace = trace
 
 
-def clear_caches() -> None:
-    """Forget what earlier traces taught the parser (line shapes) and the layout (graph
-    shapes), so that the next trace starts cold, as a program never seen before does."""
-    clear_shapes()
-    clear_layouts()
-
-
-def run_source(source: str, limits: Limits = DEFAULT_LIMITS) -> Trace:
+def run_source(source: str, limits: Limits = DEFAULT_LIMITS, seed: int | None = None) -> Trace:
     """Parse, run and trace one program, as a document to inspect (tests, tools)."""
-    with quiet_floats(), GC_PAUSE:
-        return collect(trace_events(source, limits))
+    collector = _Collector()
+    with GC_PAUSE:
+        run(source, limits, collector.send, seed)
+    assert collector.trace is not None
+    return collector.trace
 
 
-def trace_json(source: str, limits: Limits = DEFAULT_LIMITS,
-               include: Any = None) -> tuple[bytes, bool]:
+def trace_json(source: str, limits: Limits = DEFAULT_LIMITS, include: Any = None,
+               seed: int | None = None) -> tuple[bytes, bool]:
     """Parse, run and trace one program and write its document: (the JSON as UTF-8, whether
-    it reports an error). The CLI's and the API's way in; both send bytes on, so the JSON
-    is never decoded into a second copy (6 MB for a 10,000-op program). The document is
-    written and dropped before the collector resumes, so the collector never walks the
-    objects a big trace is made of (see _GcPause)."""
-    with quiet_floats(), GC_PAUSE:
-        trace = collect(trace_events(source, limits))
+    it reports an error). The CLI's and the API's way in; both send bytes on. The document
+    is written and dropped before the collector resumes (see gcpause.py)."""
+    collector = _Collector()
+    with GC_PAUSE:
+        run(source, limits, collector.send, seed)
+        trace = collector.trace
+        assert trace is not None
         failed = trace.error is not None
         text = (trace.model_dump_json(include=include).encode() if include
                 else document_bytes(trace))
-        del trace
+        del trace, collector
     return text, failed
+
+
+class _Cancelled(Exception):
+    """The streaming client went away: the run stops at its next piece."""
+
+
+STACK_BYTES = 64 * 1024 * 1024   # a run's thread: deep programs must not reach its end
+QUEUE_PIECES = 256               # pieces waiting for a slow reader before the run waits
+
+
+def trace_events(source: str, limits: Limits = DEFAULT_LIMITS,
+                 seed: int | None = None) -> Iterator[TraceEvent]:
+    """The document's pieces as the run produces them: the run works on a thread of its
+    own and hands each piece over through a bounded queue (so a slow reader slows the run
+    instead of piling up memory); closing the iterator stops the run."""
+    pieces: queue.Queue[TraceEvent | None] = queue.Queue(QUEUE_PIECES)
+    cancelled = threading.Event()
+
+    def send(kind: str, piece: Piece) -> None:
+        while True:
+            if cancelled.is_set():
+                raise _Cancelled
+            try:
+                pieces.put((kind, piece), timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def work() -> None:
+        try:
+            with GC_PAUSE:
+                run(source, limits, send, seed)
+        except _Cancelled:
+            pass
+        finally:
+            with contextlib.suppress(queue.Full):
+                pieces.put(None, timeout=1)
+
+    thread = _start(work)
+    try:
+        while True:
+            item = pieces.get()
+            if item is None:
+                return
+            yield item
+            if item[0] == "done":
+                return
+    finally:
+        cancelled.set()
+        thread.join(timeout=5)
+
+
+_STACK_LOCK = threading.Lock()
+
+
+def _start(work: Any) -> threading.Thread:
+    with _STACK_LOCK:
+        previous = threading.stack_size(STACK_BYTES)
+        try:
+            thread = threading.Thread(target=work, name="trace", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    return thread
+
+
+def clear_caches() -> None:
+    """Forget what earlier traces taught the layout (graph shapes), so that the next trace
+    starts cold, as a program never seen before does."""
+    clear_layouts()
 
 
 def document_json(document: Piece) -> str:
@@ -229,41 +227,10 @@ def _model_fields(value: object) -> dict[str, Any]:
     raise TypeError(f"{type(value).__name__} is not part of a trace document")
 
 
-class _GcPause:
-    """Python's cycle collector paused while any trace is being built.
-
-    A trace allocates a great many small objects that all stay alive until it is done;
-    the collector would walk them again and again for nothing (a third of the time of a
-    10,000-op trace), and it would walk them once more on resuming if they were still
-    alive then: `trace_json` drops the document first. Nested and concurrent traces share
-    one pause: the last one out turns collection back on, and it then frees any cycles
-    at once.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._holders = 0
-        self._was_enabled = True
-
-    def __enter__(self) -> None:
-        with self._lock:
-            self._holders += 1
-            if self._holders == 1:
-                self._was_enabled = gc.isenabled()
-                gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._holders -= 1
-            if self._holders == 0 and self._was_enabled:
-                gc.enable()
-
-
-GC_PAUSE = _GcPause()
-
-
 def quiet_floats() -> np.errstate:
     """inf and nan are values in PyTorch, not warnings: numpy's overflow, invalid-value
-    and divide-by-zero warnings are silenced while a program runs. (numpy keeps this
-    per thread and context, so the streaming route enters it around each step.)"""
+    and divide-by-zero warnings are silenced while a program runs."""
     return np.errstate(all="ignore")
+
+
+__all__ += ["program_info", "run"]

@@ -97,16 +97,41 @@ class Step(TypedDict):
     grad_before_text: NotRequired[str | None]
     grad_after_text: NotRequired[str | None]
     error: NotRequired[ErrorInfo | None]
+    hooks: NotRequired[list[HookInfo]]
+
+
+class HookInfo(TypedDict):
+    """One hook that ran within a pop, in the order it ran (only on steps that had any)."""
+
+    kind: Annotated[str, Field(description="tensor, retain_grad, pre, post, post_accumulate")]
+    label: Annotated[str, Field(description="the variable or node it was registered on")]
+    before: Annotated[str | None, Field(description="what it received, printed")]
+    after: Annotated[str | None, Field(description="what it returned, printed, or null")]
+    replaced: Annotated[bool, Field(description="whether its result replaced the gradient")]
 
 
 class Pass(BaseModel):
     output: str
+    kind: Literal["backward", "grad"] = "backward"
+    index: int = Field(0, description="the pass's place among the program's passes")
     line: int
+    iteration: list[int] = Field([], description="the enclosing loops' iteration numbers "
+                                                 "(1-based), outermost first")
     retain_graph: bool
     create_graph: bool
+    summarized: bool = Field(False, description="past the lab's max_full_passes: the steps "
+                                                "keep only name, seq and leaf, and no graph")
     graph: Graph | None = None
     dependencies: dict[str, int] = {}           # by node id, as JSON writes object keys
     steps: list[Step] = []
+
+
+class ConsoleLine(BaseModel):
+    """What the program wrote, in order: a print's text or a warning PyTorch shows."""
+
+    kind: Literal["print", "warning"]
+    text: str
+    line: int = Field(description="the statement that printed it")
 
 
 class Shorthand(BaseModel):
@@ -142,6 +167,12 @@ class Trace(BaseModel):
     passes: list[Pass] = []
     grads: dict[str, JSONValue] = {}
     error: ErrorInfo | None = None
+    printed: list[str] = Field([], description="what each print() wrote, without the final "
+                                               "newline")
+    console: list[ConsoleLine] = []
+    seed: int | None = Field(None, description="the seed a program without manual_seed drew "
+                                               "its random numbers from (send it back to "
+                                               "replay them)")
     program: ProgramInfo | None = Field(None, description="null for a rejected program")
 
 

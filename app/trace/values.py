@@ -9,8 +9,9 @@ from typing import Any, Final, Union
 
 import numpy as np
 
-from engine.printing import THRESHOLD, format_scalar, format_suffix, format_values
-from engine.tensor import FLOAT32_SCALAR, FLOAT64_SCALAR, INT64_SCALAR
+from engine.printing import THRESHOLD, format_scalar, tensor_repr
+
+FLOAT32: Final = np.dtype(np.float32)
 
 _MAX_SHARED_NUMBER: Final = 1 << 22     # ids and sequence numbers stay below the node limit
 
@@ -18,13 +19,16 @@ JSONValue = Union[float, int, str, None, list[Any]]
 
 
 def encode(values: Any) -> JSONValue:
-    """float32 values widened to JSON numbers; nan and infinities as strings."""
+    """Values widened to JSON numbers (bools stay bools); nan and infinities as strings."""
     if values is None:
         return None
-    if type(values) is FLOAT32_SCALAR:
-        x = float(values)
-        # isinf and isnan, not isfinite: the compiled build has those two built in.
-        return _finite(x) if math.isinf(x) or math.isnan(x) else x  # type: ignore[no-any-return]
+    if type(values) is np.ndarray and values.ndim == 0:
+        x = values.item()
+        if isinstance(x, float) and (math.isinf(x) or math.isnan(x)):
+            return _finite(x)  # type: ignore[no-any-return]
+        return x  # type: ignore[no-any-return]
+    if isinstance(values, (bool, int, float)):
+        return _finite(values)  # type: ignore[no-any-return]
     out: JSONValue = _finite(np.asarray(values).tolist())
     return out
 
@@ -33,7 +37,7 @@ def encode_step(values: Any) -> JSONValue:
     """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
     bigger ones only as printed (summarised) text, so that a trace stays proportional to
     its steps and not to steps x elements. Final `grads` are always in full."""
-    if type(values) is not FLOAT32_SCALAR and values is not None and np.size(values) > THRESHOLD:
+    if values is not None and np.size(values) > THRESHOLD:
         return None
     return encode(values)
 
@@ -50,7 +54,7 @@ def printed(values: Any) -> str | None:
     """The values as PyTorch prints them: `tensor(28.)` (`Texts` for a whole trace)."""
     if values is None:
         return None
-    return f"tensor({format_values(values)}{format_suffix(values)})"
+    return tensor_repr(np.asarray(values))
 
 
 class Texts:
@@ -58,8 +62,8 @@ class Texts:
     JSON object keys, and node ids and sequence numbers as Python ints.
 
     Every gradient is printed where it is sent and again where it arrives, and many values
-    recur, so a 0-d value is formatted once per trace. 0-d float64 and int64 values (the
-    numbers an op wrapped and saved, such as the 0.5 of `a * 0.5`) take the same short way.
+    recur, so a 0-d float32 value is formatted once per trace; other dtypes print with
+    their `dtype=` as PyTorch prints them.
     """
 
     __slots__ = ("_scalars", "_keys", "_numbers")
@@ -95,9 +99,10 @@ class Texts:
         return out
 
     def printed(self, values: Any) -> str | None:
-        kind = type(values)
-        if kind is not FLOAT32_SCALAR and kind is not FLOAT64_SCALAR:
-            return "tensor(" + str(int(values)) + ")" if kind is INT64_SCALAR else printed(values)
+        if values is None:
+            return None
+        if type(values) is not np.ndarray or values.ndim or values.dtype != FLOAT32:
+            return printed(values)
         x = float(values)
         text = self._scalars.get(x)
         if text is None:

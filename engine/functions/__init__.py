@@ -1,21 +1,104 @@
-"""The ops the lab records, one backward node class per op, named as PyTorch names it."""
+"""The ops the lab records, one backward node class per op, named as PyTorch names it.
 
-from engine.functions._record import TensorTooLarge
+One module per family, each op's forward beside its backward formula: arithmetic (+ - * /),
+power (**), pointwise (tanh, exp, ...), fused (the fused backward kernels), compare
+(comparisons, where, maximum, clamp), reduction (sum, mean, max, ...), shape (views,
+cat, stack), indexing (x[...]), linalg (@, mm, mv, dot), activation (softmax, gelu, ...),
+loss (mse, cross_entropy, ...), conversion (dtypes), factories (zeros, randn, ...) and
+inplace (x.add_(...), x[...] = v, the version counter).
+"""
+
+from engine.functions.activation import elu, gelu, leaky_relu, log_softmax, silu, softmax, softplus
 from engine.functions.arithmetic import (
     add,
+    add_scalar,
     div,
+    div_scalar,
     mul,
+    mul_scalar,
     neg,
     reciprocal,
     rsub,
     sub,
+    sub_scalar,
 )
-from engine.functions.pointwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
-from engine.functions.power import pow, pow_scalar_base
-from engine.functions.reduction import mean, sum
+from engine.functions.compare import (
+    clamp,
+    clamp_max,
+    clamp_min,
+    compare,
+    logical,
+    maximum,
+    minimum,
+    where,
+)
+from engine.functions.conversion import to_dtype
+from engine.functions.indexing import getitem, select
+from engine.functions.linalg import addmm, dot, matmul, mm, mv, outer
+from engine.functions.pointwise import (
+    abs,
+    ceil,
+    cos,
+    erf,
+    exp,
+    expm1,
+    floor,
+    log,
+    log1p,
+    relu,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    tan,
+    tanh,
+)
+from engine.functions.power import pow, pow_scalar, pow_scalar_base
+from engine.functions.reduction import (
+    amax,
+    amin,
+    argmax,
+    argmin,
+    cumulative_sum,
+    logsumexp,
+    max,
+    mean,
+    min,
+    norm,
+    prod,
+    sum,
+    sum_to,
+    var,
+)
+from engine.functions.shape import (
+    cat,
+    clone,
+    contiguous,
+    expand,
+    flatten,
+    numpy_t,
+    permute,
+    repeat,
+    reshape,
+    squeeze,
+    stack,
+    t,
+    transpose,
+    unsqueeze,
+    view,
+)
 
 __all__ = [
-    "TensorTooLarge", "abs", "add", "cos", "div", "exp", "log", "mean", "mul", "neg", "pow",
-    "pow_scalar_base", "reciprocal", "relu", "rsub", "sigmoid", "sin", "sqrt", "sub", "sum",
-    "tanh",
+    "abs", "add", "add_scalar", "addmm", "amax", "amin", "argmax", "argmin", "cat", "ceil",
+    "clamp", "clamp_max", "clamp_min", "clone", "compare", "contiguous", "cos",
+    "cumulative_sum", "div", "div_scalar", "dot", "elu", "erf", "exp", "expand", "expm1",
+    "flatten", "floor", "gelu", "getitem", "leaky_relu", "log", "log1p", "log_softmax",
+    "logical", "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "mm",
+    "mul", "mul_scalar", "mv", "neg", "norm", "numpy_t", "outer", "permute", "pow",
+    "pow_scalar", "pow_scalar_base", "prod", "reciprocal", "relu", "repeat", "reshape",
+    "round", "rsqrt", "rsub", "select", "sigmoid", "sign", "silu", "sin", "softmax",
+    "softplus", "sqrt", "squeeze", "stack", "sub", "sub_scalar", "sum", "sum_to", "t", "tan",
+    "tanh", "to_dtype", "transpose", "unsqueeze", "var", "view", "where",
 ]

@@ -1,134 +1,149 @@
 """What every op does the same way: wrap numbers, promote dtypes, broadcast, record a node.
 
-A Python number becomes a "wrapped number" tensor (int64 for an int, float64 for a
-float) that never promotes a tensor's dtype: `a * 0.1` runs in float32 with 0.1 rounded
-to float32, exactly as PyTorch computes it.
+A Python number becomes a "wrapped number" tensor (int64 for an int, float64 for a float,
+bool for a bool) that never widens a tensor's dtype (Note [Type promotion]): `a * 0.1`
+runs in float32 with 0.1 rounded to float32, exactly as PyTorch computes it.
+
+An op records a node only when grad mode is on, some input requires grad and its output
+is a floating-point tensor (comparisons and integer results are never differentiable);
+otherwise it takes no sequence number.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
-from engine import errors
-from engine.node import Node
-from engine.tensor import (
-    FLOAT32,
-    FLOAT32_SCALAR,
-    FLOAT64_SCALAR,
-    INT64,
-    INT64_SCALAR,
-    Number,
-    Tensor,
-    Values,
-    as_values,
-)
+from engine import dtypes, errors
+from engine.dtypes import DType
+from engine.node import InputMetadata, Node
+from engine.tensor import Number, Tensor, as_array
 
 N = TypeVar("N", bound=Node)
+Operand = Tensor | Number
 
 
-class TensorTooLarge(Exception):
-    """An op would make a tensor with more elements than the run allows."""
-
-    def __init__(self, elements: int, limit: int) -> None:
-        super().__init__(f"this makes a tensor of {elements} elements; the lab allows {limit}")
-
-
-def wrap(x: Tensor | Number, like: Tensor) -> Tensor:
-    """A Python number as PyTorch wraps it: a 0-d int64 or float64 tensor."""
+def wrap(x: Operand, like: Tensor) -> Tensor:
+    """A Python number as PyTorch wraps it: a 0-d int64, float64 or bool tensor."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, float):
-        data: np.generic = FLOAT64_SCALAR(x)
+    if isinstance(x, bool):
+        data = np.array(x)
+    elif isinstance(x, float):
+        data = np.array(x, dtype=np.float64)
     elif -(2**63) <= x < 2**63:
-        data = INT64_SCALAR(x)
+        data = np.array(x, dtype=np.int64)
     elif 0 <= x < 2**64:          # PyTorch still takes an unsigned 64-bit number
-        data = FLOAT64_SCALAR(x)
+        data = np.array(float(x), dtype=np.float64)
     else:
         raise errors.TorchError("OverflowError", errors.INT_TOO_BIG)
     return Tensor(data, like.ctx, is_wrapped_number=True)
 
 
-def result_dtype(a: Tensor, b: Tensor) -> np.dtype[Any]:
-    """torch.result_type for the lab's dtypes: float32 wins; wrapped numbers never promote
-    a tensor beyond its category (an int64 tensor times 0.5 is float32, the default)."""
-    if a.dtype == FLOAT32 or b.dtype == FLOAT32:
-        return FLOAT32
-    if a.dtype == INT64 and b.dtype == INT64:
-        return INT64
-    return FLOAT32       # a float64 wrapped number with an int64 tensor
+def result_type(*operands: Tensor) -> DType:
+    """`torch.result_type` of tensors, wrapped numbers among them (Note [Type promotion])."""
+    dims: list[DType] = []
+    zeros: list[DType] = []
+    numbers: list[DType] = []
+    for t in operands:
+        if t.is_wrapped_number:
+            numbers.append(dtypes.DEFAULT_FLOAT if t.dtype.is_floating_point else t.dtype)
+        elif t.ndim:
+            dims.append(t.dtype)
+        else:
+            zeros.append(t.dtype)
+    return dtypes.result_type(dims, zeros, numbers)
 
 
-def cast(values: Values, dtype: np.dtype[Any]) -> Values:
-    if type(values) is FLOAT32_SCALAR and dtype is FLOAT32:   # the common case, at once
-        return values
-    if values.dtype == dtype:
-        return values
-    if isinstance(values, np.ndarray):
-        return values.astype(dtype)
-    return dtype.type(values)
+def float_dtype(*operands: Tensor) -> DType:
+    """The dtype of an op that always gives floats (true division, exp, mean ...):
+    integers and bools promote to the default float dtype."""
+    dtype = result_type(*operands)
+    return dtype if dtype.is_floating_point else dtypes.DEFAULT_FLOAT
 
 
-def float_values(t: Tensor) -> Values:
-    """Values for a float-only kernel (tanh, exp, ...): integers promote to float32."""
-    return cast(t.data, FLOAT32)
+def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape, or PyTorch's size-mismatch error (ATen's `infer_size` walks
+    from the last dimension, so the message names the last one that clashes)."""
+    if a == b:
+        return a
+    n = max(len(a), len(b))
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
+        k = n - i
+        da = a[-k] if k <= len(a) else 1
+        db = b[-k] if k <= len(b) else 1
+        if da != db and da != 1 and db != 1:
+            raise errors.TorchError(
+                "RuntimeError",
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {i}")
+        out[i] = db if da == 1 else da
+    return tuple(out)
 
 
-def broadcast(a: Tensor, b: Tensor) -> tuple[int, ...]:
-    """The broadcast shape, or PyTorch's size-mismatch error."""
-    if a.shape == b.shape:
-        return a.shape
-    try:
-        shape = tuple(np.broadcast_shapes(a.shape, b.shape))
-    except ValueError:
-        raise errors.broadcast_mismatch(a.shape, b.shape) from None
-    check_size(a.ctx.max_elements, shape)
-    return shape
-
-
-def check_size(limit: int, shape: tuple[int, ...]) -> None:
-    elements = int(np.prod(shape, dtype=np.int64))
-    if elements > limit:
-        raise TensorTooLarge(elements, limit)
+def values_as(t: Tensor, dtype: DType) -> np.ndarray:
+    """t's values in `dtype` (a copy only when the dtype differs)."""
+    data = t.data
+    return data if data.dtype == dtype.numpy else data.astype(dtype.numpy)
 
 
 def binary_values(kernel: Callable[[Any, Any], Any], a: Tensor, b: Tensor,
-                  dtype: np.dtype[Any] | None = None) -> Values:
-    """kernel(a, b) computed in the promoted dtype."""
-    x, y = a.data, b.data
-    if type(x) is FLOAT32_SCALAR and dtype is None:
-        # The common case, two 0-d values in float32 (or a number with a float32 tensor):
-        # no broadcasting to check, and numpy's scalar kernel keeps float32.
-        if type(y) is FLOAT32_SCALAR:
-            return kernel(x, y)
-        if type(y) is FLOAT64_SCALAR or type(y) is INT64_SCALAR:
-            return kernel(x, FLOAT32_SCALAR(y))
-    dtype = dtype or result_dtype(a, b)
-    broadcast(a, b)
-    return as_values(kernel(cast(a.data, dtype), cast(b.data, dtype)), dtype)
+                  dtype: DType) -> np.ndarray:
+    """kernel(a, b) computed in `dtype`, broadcasting checked first (and the element
+    limit checked before any work is done)."""
+    shape = broadcast_shapes(a.shape, b.shape)
+    a.ctx.check_elements(shape)
+    return as_array(kernel(values_as(a, dtype), values_as(b, dtype)), dtype.numpy)
 
 
-def _any_requires_grad(inputs: list[Tensor | None]) -> bool:
-    """An explicit loop: this runs for every op, and a generator costs more here."""
-    for t in inputs:  # noqa: SIM110
+def _differentiable(inputs: Sequence[Tensor | None]) -> bool:
+    for t in inputs:  # noqa: SIM110  (an explicit loop: this runs for every op)
         if t is not None and t.requires_grad:
             return True
     return False
 
 
-def record(node_type: type[N], inputs: list[Tensor | None], values: Values,
-           ctx_from: Tensor) -> tuple[Tensor, N | None]:
-    """The op's output, and its new node when grad mode is on and an input requires grad.
-
-    An op whose inputs need no grad makes no node and takes no sequence number.
-    """
-    ctx = ctx_from.ctx
-    if not ctx.grad_mode or not _any_requires_grad(inputs):
+def record(node_type: type[N], inputs: list[Tensor | None], values: np.ndarray,
+           like: Tensor) -> tuple[Tensor, N | None]:
+    """The op's output, and its new node when the op is recorded (see the module's doc)."""
+    ctx = like.ctx
+    if (not ctx.grad_mode or not _differentiable(inputs)
+            or values.dtype.kind != "f"):
         return Tensor(values, ctx), None
     node = node_type(ctx, inputs)
     out = Tensor(values, ctx, grad_fn=node)
-    node.input_shape = out.shape
-    node.input_dtype = out.dtype
+    node.input_metadata = [InputMetadata(out.shape, out.dtype)]
     return out, node
+
+
+def record_outputs(node_type: type[N], inputs: list[Tensor | None],
+                   outputs: list[np.ndarray], like: Tensor) -> tuple[list[Tensor], N | None]:
+    """`record` for an op with several outputs (each output i is the node's input i)."""
+    ctx = like.ctx
+    if not ctx.grad_mode or not _differentiable(inputs):
+        return [Tensor(v, ctx) for v in outputs], None
+    node = node_type(ctx, inputs)
+    tensors = [Tensor(v, ctx, grad_fn=node, output_nr=i) if v.dtype.kind == "f"
+               else Tensor(v, ctx) for i, v in enumerate(outputs)]
+    node.input_metadata = [InputMetadata(t.shape, t.dtype) for t in tensors]
+    return tensors, node
+
+
+def recorded(node_type: type[Node], values: np.ndarray, inputs: list[Tensor | None],
+             like: Tensor) -> Tensor:
+    """A backward kernel's result, recorded when grad mode is on and an input requires grad
+    (that is, under create_graph)."""
+    out, _ = record(node_type, inputs, values, like)
+    return out
+
+
+def zeros_like(t: Tensor, dtype: DType | None = None) -> Tensor:
+    """`at::zeros_like` (it records nothing: a constant)."""
+    return Tensor(np.zeros(t.shape, dtype=(dtype or t.dtype).numpy), t.ctx)
+
+
+def full_like(t: Tensor, value: Number) -> Tensor:
+    return Tensor(np.full(t.shape, value, dtype=t.dtype.numpy), t.ctx)

@@ -1,7 +1,9 @@
-"""tanh exp log sin cos sigmoid relu sqrt abs: forward kernels and backward formulas.
+"""One-input functions: forward kernels and backward formulas, side by side.
 
 Which value each node saves follows PyTorch: functions whose derivative is easiest from
-their output save `result`, the others save `self`.
+their output (exp, tanh, sigmoid, relu, sqrt) save `result`, the others save `self`.
+Formulas are derivatives.yaml's, written with the engine's ops (see Note [Scalar
+overloads] and Note [Order of gradient formulas] in arithmetic.py).
 """
 
 from __future__ import annotations
@@ -11,91 +13,118 @@ from typing import Any, ClassVar, Final
 
 import numpy as np
 
-from engine.functions._record import float_values, record
-from engine.functions.higher_order import (
-    SgnBackward0,
-    SigmoidBackwardBackward0,
-    TanhBackwardBackward0,
-    ThresholdBackwardBackward0,
-    recorded,
+from engine.functions import fused
+from engine.functions._record import float_dtype, record, values_as, zeros_like
+from engine.functions.arithmetic import (
+    add_scalar,
+    div,
+    mul,
+    mul_scalar,
+    neg,
 )
 from engine.node import Node
-from engine.tensor import FLOAT32, FLOAT32_SCALAR, ONE, Tensor, as_values
+from engine.tensor import Tensor, as_array
 
-EXP: Final = np.exp     # a Final name: a C static in the compiled build, not a lookup per op
+EXP: Final = np.exp
 
 
 class _Pointwise(Node):
-    """A one-input function node; `apply` unpacks the saved value for `backward`."""
+    """A one-input function node; `backward` gets the gradient and the saved value."""
 
     saves: ClassVar[str] = "result"
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
+        assert grad is not None
         return [self.backward(grad, self.saved_value(self.saves))]
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
         raise NotImplementedError
 
 
-def _fused(node_type: type[Node], grad: Tensor, saved: Tensor, values: Any) -> Tensor:
-    """A gradient from one fused backward kernel (tanh_backward, threshold_backward ...)."""
-    return recorded(node_type, as_values(values, FLOAT32), [grad, saved], grad)
-
-
 class TanhBackward0(_Pointwise):
-    """tanh: grad * (1 - result²), with 1 - y*y rounded once, as the FMA kernel does."""
+    """tanh: tanh_backward(grad, result) = grad * (1 - result²), one fused kernel."""
 
     name = "TanhBackward0"
+    saved_names = ("result",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        y = saved.data
-        if type(y) is FLOAT32_SCALAR:  # 0-d: a Python float is the same double, made faster
-            one_minus = FLOAT32_SCALAR(1.0 - float(y) * float(y))
-        else:
-            y = y.astype(np.float64)
-            one_minus = (1.0 - y * y).astype(np.float32)
-        return _fused(TanhBackwardBackward0, grad, saved, float_values(grad) * one_minus)
+        return fused.tanh_backward(grad, saved)
+
+
+class SigmoidBackward0(_Pointwise):
+    """sigmoid: sigmoid_backward(grad, result) = grad * (1 - result) * result."""
+
+    name = "SigmoidBackward0"
+    saved_names = ("result",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        return fused.sigmoid_backward(grad, saved)
+
+
+class ReluBackward0(_Pointwise):
+    """relu: threshold_backward(grad, result, 0): grad where result > 0, else 0."""
+
+    name = "ReluBackward0"
+    saved_names = ("result",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        return fused.threshold_backward(grad, saved, 0)
 
 
 class ExpBackward0(_Pointwise):
     """exp: grad * result."""
 
     name = "ExpBackward0"
+    saved_names = ("result",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        return grad * saved
-
-
-class SigmoidBackward0(_Pointwise):
-    """sigmoid: grad * (1 - result) * result (sigmoid_backward)."""
-
-    name = "SigmoidBackward0"
-
-    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        y = float_values(saved)
-        return _fused(SigmoidBackwardBackward0, grad, saved,
-                      float_values(grad) * (ONE - y) * y)
-
-
-class ReluBackward0(_Pointwise):
-    """relu: grad where result > 0, else 0 (threshold_backward)."""
-
-    name = "ReluBackward0"
-
-    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        g = np.broadcast_to(float_values(grad), saved.shape)
-        return _fused(ThresholdBackwardBackward0, grad, saved,
-                      np.where(float_values(saved) <= 0, np.float32(0), g))
+        return mul(grad, saved)
 
 
 class SqrtBackward0(_Pointwise):
     """sqrt: grad / (2 * result)."""
 
     name = "SqrtBackward0"
+    saved_names = ("result",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        return grad / (saved * 2)
+        return div(grad, mul_scalar(saved, 2))
+
+
+class RsqrtBackward0(_Pointwise):
+    """rsqrt: -0.5 * grad * result³."""
+
+    name = "RsqrtBackward0"
+    saved_names = ("result",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        from engine.functions.power import pow_scalar
+
+        cube = pow_scalar(saved, 3)
+        return mul(mul_scalar(grad, -0.5), cube)
+
+
+class Expm1Backward0(_Pointwise):
+    """expm1: grad * (result + 1)."""
+
+    name = "Expm1Backward0"
+    saved_names = ("result",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        return mul(grad, add_scalar(saved, 1))
+
+
+class TanBackward0(_Pointwise):
+    """tan: grad * (1 + result²)."""
+
+    name = "TanBackward0"
+    saved_names = ("result",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        from engine.functions.power import pow_scalar
+
+        return mul(grad, add_scalar(pow_scalar(saved, 2), 1))
 
 
 class LogBackward0(_Pointwise):
@@ -103,9 +132,21 @@ class LogBackward0(_Pointwise):
 
     name = "LogBackward0"
     saves = "self"
+    saved_names = ("self",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        return grad / saved
+        return div(grad, saved)
+
+
+class Log1PBackward0(_Pointwise):
+    """log1p: grad / (self + 1)."""
+
+    name = "Log1PBackward0"
+    saves = "self"
+    saved_names = ("self",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        return div(grad, add_scalar(saved, 1))
 
 
 class SinBackward0(_Pointwise):
@@ -113,9 +154,10 @@ class SinBackward0(_Pointwise):
 
     name = "SinBackward0"
     saves = "self"
+    saved_names = ("self",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        return grad * cos(saved)
+        return mul(grad, cos(saved))
 
 
 class CosBackward0(_Pointwise):
@@ -123,9 +165,10 @@ class CosBackward0(_Pointwise):
 
     name = "CosBackward0"
     saves = "self"
+    saved_names = ("self",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        return grad * -sin(saved)
+        return mul(grad, neg(sin(saved)))
 
 
 class AbsBackward0(_Pointwise):
@@ -133,29 +176,70 @@ class AbsBackward0(_Pointwise):
 
     name = "AbsBackward0"
     saves = "self"
+    saved_names = ("self",)
 
     def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
-        # sgn, as PyTorch defines it, is 0 at nan (np.sign gives nan there).
-        sign = np.nan_to_num(np.sign(float_values(saved)), nan=0.0)
-        sgn = recorded(SgnBackward0, as_values(sign, FLOAT32), [saved], saved)
-        return grad * sgn
+        return mul(grad, fused.sgn(saved))
+
+
+class ErfBackward0(_Pointwise):
+    """erf: 2 / sqrt(pi) * exp(-self²) * grad."""
+
+    name = "ErfBackward0"
+    saves = "self"
+    saved_names = ("self",)
+
+    def backward(self, grad: Tensor, saved: Tensor) -> Tensor:
+        from engine.functions.power import pow_scalar
+
+        gauss = exp(neg(pow_scalar(saved, 2)))
+        return mul(mul_scalar(gauss, 2.0 / np.sqrt(np.pi)), grad)
+
+
+class _ZeroGradient(_Pointwise):
+    """Step functions (floor, ceil, round, sign): the gradient is 0 everywhere."""
+
+    saves = ""
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        return [zeros_like(grad)]
+
+
+class FloorBackward0(_ZeroGradient):
+    name = "FloorBackward0"
+
+
+class CeilBackward0(_ZeroGradient):
+    name = "CeilBackward0"
+
+
+class RoundBackward0(_ZeroGradient):
+    name = "RoundBackward0"
+
+
+class SignBackward0(_ZeroGradient):
+    name = "SignBackward0"
 
 
 def _sigmoid(x: Any) -> Any:
-    return ONE / (ONE + EXP(-x))
+    one = x.dtype.type(1)
+    return one / (one + EXP(-x))
 
 
-def _unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
-           keeps_integers: bool = False) -> Callable[[Tensor], Tensor]:
+def unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
+          keeps_integers: bool = False) -> Callable[[Tensor], Tensor]:
     """The forward function of a one-input op: compute, record, save."""
 
     def forward(self: Tensor) -> Tensor:
         if keeps_integers and not self.is_floating_point:
-            values = as_values(kernel(self.data), self.dtype)
+            values = as_array(kernel(self.data), self.data.dtype)
         else:
-            values = as_values(kernel(float_values(self)), FLOAT32)
+            dtype = float_dtype(self)
+            values = as_array(kernel(values_as(self, dtype)), dtype.numpy)
         out, node = record(node_type, [self], values, self)
-        if node:
+        if node and node_type.saves:
             node.save(node_type.saves, out if node_type.saves == "result" else self)
         return out
 
@@ -163,12 +247,32 @@ def _unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
     return forward
 
 
-tanh = _unary(TanhBackward0, np.tanh)
-exp = _unary(ExpBackward0, EXP)
-log = _unary(LogBackward0, np.log)
-sin = _unary(SinBackward0, np.sin)
-cos = _unary(CosBackward0, np.cos)
-sigmoid = _unary(SigmoidBackward0, _sigmoid)
-relu = _unary(ReluBackward0, lambda x: np.maximum(x, x.dtype.type(0)), keeps_integers=True)
-sqrt = _unary(SqrtBackward0, np.sqrt)
-abs = _unary(AbsBackward0, np.abs, keeps_integers=True)
+def _relu(x: Any) -> Any:
+    return np.maximum(x, x.dtype.type(0))
+
+
+def _erf(x: Any) -> Any:
+    import math
+
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.ndim else x.dtype.type(
+        math.erf(float(x)))
+
+
+tanh = unary(TanhBackward0, np.tanh)
+exp = unary(ExpBackward0, EXP)
+log = unary(LogBackward0, np.log)
+log1p = unary(Log1PBackward0, np.log1p)
+expm1 = unary(Expm1Backward0, np.expm1)
+sin = unary(SinBackward0, np.sin)
+cos = unary(CosBackward0, np.cos)
+tan = unary(TanBackward0, np.tan)
+sigmoid = unary(SigmoidBackward0, _sigmoid)
+relu = unary(ReluBackward0, _relu, keeps_integers=True)
+sqrt = unary(SqrtBackward0, np.sqrt)
+rsqrt = unary(RsqrtBackward0, lambda x: x.dtype.type(1) / np.sqrt(x))
+abs = unary(AbsBackward0, np.abs, keeps_integers=True)
+erf = unary(ErfBackward0, _erf)
+floor = unary(FloorBackward0, np.floor, keeps_integers=True)
+ceil = unary(CeilBackward0, np.ceil, keeps_integers=True)
+round = unary(RoundBackward0, np.round, keeps_integers=True)
+sign = unary(SignBackward0, np.sign, keeps_integers=True)

@@ -8,16 +8,26 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
-from engine.functions._record import binary_values, cast, float_values, record, result_dtype, wrap
-from engine.functions.higher_order import where
+from engine import dtypes, errors
+from engine.functions._record import (
+    Operand,
+    binary_values,
+    record,
+    recorded,
+    result_type,
+    values_as,
+    wrap,
+    zeros_like,
+)
+from engine.functions.arithmetic import mul, mul_scalar, sub_scalar
 from engine.functions.pointwise import log
 from engine.node import Node
-from engine.tensor import FLOAT32, INT64, Number, Tensor, Values, as_values
+from engine.tensor import Number, Tensor, as_array
 
 
-def _power(base: Values, exponent: float, dtype: np.dtype[Any]) -> Values:
+def _power(base: np.ndarray, exponent: float) -> Any:
     """pow(Tensor, Scalar) as PyTorch's CPU kernel special-cases common exponents."""
+    one = base.dtype.type(1)
     if exponent == 2:
         return base * base
     if exponent == 3:
@@ -25,71 +35,93 @@ def _power(base: Values, exponent: float, dtype: np.dtype[Any]) -> Values:
     if exponent == 0.5:
         return np.sqrt(base)
     if exponent == -0.5:
-        return dtype.type(1) / np.sqrt(base)          # rsqrt: -inf at -0.0
+        return one / np.sqrt(base)          # rsqrt: -inf at -0.0
     if exponent == -1:
-        return dtype.type(1) / base
+        return one / base
     if exponent == -2:
-        return dtype.type(1) / (base * base)
-    return np.power(base, dtype.type(exponent))
+        return one / (base * base)
+    return np.power(base, base.dtype.type(exponent))
 
 
 class PowBackward0(Node):
-    """self ** exponent (a number): self gets grad * (exponent * self ** (exponent - 1))."""
+    """self ** exponent (a number): self gets grad * (exponent * self ** (exponent - 1)),
+    or zeros when the exponent is 0."""
 
     name = "PowBackward0"
+    saved_names = ("exponent", "self")
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
-        saved = self.unpack_saved()
-        base, exponent = saved["self"], saved["exponent"]
+        assert grad is not None
+        base, exponent = self.saved_value("self"), self.saved_value("exponent")
         if exponent == 0:
-            return [Tensor(as_values(np.zeros(base.shape, np.float32), FLOAT32), grad.ctx)]
-        return [grad * ((base ** (exponent - 1)) * float(exponent))]
+            return [zeros_like(base)]
+        return [mul(grad, mul_scalar(pow_scalar(base, exponent - 1), exponent))]
 
 
-def pow(self: Tensor, exponent: Tensor | Number) -> Tensor:
-    if isinstance(exponent, Tensor) and not exponent.is_wrapped_number:
-        return _pow_tensor(self, exponent)
-    exp = exponent.data.item() if isinstance(exponent, Tensor) else exponent
-    if self.dtype == INT64 and isinstance(exp, int):
-        if exp < 0:
+def pow_scalar(self: Tensor, exponent: Number) -> Tensor:
+    """pow.Tensor_Scalar: `a ** 2`, `a.pow(0.5)`."""
+    if not self.is_floating_point and isinstance(exponent, int) and not isinstance(
+            exponent, bool):
+        if exponent < 0:
             raise errors.TorchError("RuntimeError", errors.INTEGER_NEGATIVE_POWER)
-        values = as_values(np.power(self.data, np.int64(exp)), INT64)
+        values = as_array(np.power(self.data, np.int64(exponent)), self.data.dtype)
     else:
-        values = as_values(_power(float_values(self), exp, FLOAT32), FLOAT32)
+        dtype = result_type(self, wrap(exponent, self))
+        values = as_array(_power(values_as(self, dtype), exponent), dtype.numpy)
     out, node = record(PowBackward0, [self], values, self)
     if node:
         node.save("self", self)
-        node.save("exponent", exp)
+        node.save("exponent", exponent)
+    return out
+
+
+def pow(self: Tensor, exponent: Operand) -> Tensor:
+    """`a ** x`: a number exponent is pow.Tensor_Scalar, a tensor one pow.Tensor_Tensor."""
+    if isinstance(exponent, Tensor) and not exponent.is_wrapped_number:
+        return _pow_tensor(self, exponent)
+    value = exponent.data.item() if isinstance(exponent, Tensor) else exponent
+    return pow_scalar(self, value)
+
+
+def where_zero(condition: np.ndarray, t: Tensor) -> Tensor:
+    """`at::where(condition, zeros({}), t)`, recorded as PyTorch records it."""
+    from engine.functions.compare import WhereBackward0
+
+    values = as_array(np.where(condition, t.dtype.numpy.type(0), t.data), t.dtype.numpy)
+    out = recorded(WhereBackward0, values, [None, t], t)
+    if out.grad_fn is not None:
+        out.grad_fn.save("condition", condition)
     return out
 
 
 class PowBackward1(Node):
     """self ** exponent (both tensors).
 
-    self gets grad * (exponent * self ** (exponent - 1)), or 0 where exponent is 0;
-    exponent gets grad * (result * log(self)), or 0 where self is 0 and exponent >= 0.
-    """
+    exponent gets grad * (result * log(self)), 0 where self is 0 and exponent >= 0;
+    self gets grad * (exponent * self ** (exponent - 1)), 0 where exponent is 0."""
 
     name = "PowBackward1"
+    saved_names = ("exponent", "result", "self")
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
-        saved = self.unpack_saved()
-        base, exponent, result = saved["self"], saved["exponent"], saved["result"]
+        assert grad is not None
+        base, exponent = self.saved_value("self"), self.saved_value("exponent")
         grad_self = grad_exponent = None
-        if self.needs_input_grad(0):
-            term = grad * (exponent * base ** (exponent - 1))
-            grad_self = where(np.asarray(exponent.data) == 0, np.float32(0), term)
         if self.needs_input_grad(1):
-            zero_base = (np.asarray(base.data) == 0) & (np.asarray(exponent.data) >= 0)
-            grad_exponent = grad * where(zero_base, np.float32(0), result * log(base))
+            result = self.saved_value("result")
+            zero_base = (base.data == 0) & (exponent.data >= 0)
+            grad_exponent = mul(grad, where_zero(zero_base, mul(result, log(base))))
+        if self.needs_input_grad(0):
+            term = mul(grad, mul(exponent, _pow_tensor(base, sub_scalar(exponent, 1))))
+            grad_self = where_zero(exponent.data == 0, term)
         return [grad_self, grad_exponent]
 
 
-def _integer_power(base: Values, exponent: Values) -> Values:
+def _integer_power(base: Any, exponent: Any) -> Any:
     """powi: integer powers, where a negative exponent gives 1 for 1, ±1 for -1, else 0
-    (only `int_tensor ** negative_number` is an error, raised in `pow`)."""
+    (only `int_tensor ** negative_number` is an error, raised in `pow_scalar`)."""
     base, exponent = np.broadcast_arrays(base, exponent)
     negative = exponent < 0
     safe = np.power(base, np.where(negative, 0, exponent))
@@ -99,8 +131,8 @@ def _integer_power(base: Values, exponent: Values) -> Values:
 
 
 def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
-    dtype = result_dtype(self, exponent)
-    kernel = _integer_power if dtype == INT64 else np.power
+    dtype = result_type(self, exponent)
+    kernel = _integer_power if dtype is dtypes.int64 else np.power
     out, node = record(PowBackward1, [self, exponent],
                        binary_values(kernel, self, exponent, dtype), self)
     if node:
@@ -111,28 +143,31 @@ def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
 
 
 class PowBackward2(Node):
-    """number ** exponent (`2 ** a`, pow.Scalar): exponent gets grad * (result * log(number)),
-    or 0 where the number is 0 and exponent >= 0."""
+    """number ** exponent (`2 ** a`, pow.Scalar): exponent gets grad * (result *
+    log(number)), 0 where the number is 0 and exponent >= 0."""
 
     name = "PowBackward2"
+    saved_names = ("exponent", "result", "self")
 
-    def apply(self, grads: list[Tensor]) -> list[Tensor | None]:
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
-        saved = self.unpack_saved()
-        base, exponent, result = saved["self"], saved["exponent"], saved["result"]
+        assert grad is not None
+        base, exponent = self.saved_value("self"), self.saved_value("exponent")
+        result = self.saved_value("result")
         log_base = math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
-        term = result * log_base
+        term = mul_scalar(result, log_base)
         if base == 0:
-            term = where(np.asarray(exponent.data) >= 0, np.float32(0), term)
-        return [grad * term]
+            term = where_zero(exponent.data >= 0, term)
+        return [mul(grad, term)]
 
 
 def pow_scalar_base(base: Number, exponent: Tensor) -> Tensor:
     """`number ** tensor`: torch/_tensor.py `__rpow__` calls torch.pow(number, tensor)."""
     base_t = wrap(base, exponent)
-    dtype = result_dtype(base_t, exponent)
-    kernel = _integer_power if dtype == INT64 else np.power
-    values = as_values(kernel(cast(base_t.data, dtype), cast(exponent.data, dtype)), dtype)
+    dtype = result_type(base_t, exponent)
+    kernel = _integer_power if dtype is dtypes.int64 else np.power
+    values = as_array(kernel(values_as(base_t, dtype), values_as(exponent, dtype)),
+                      dtype.numpy)
     out, node = record(PowBackward2, [exponent], values, exponent)
     if node:
         node.save("self", base)

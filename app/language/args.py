@@ -1,0 +1,109 @@
+"""Binding a call's arguments to a builtin's parameters, with Python's and PyTorch's errors.
+
+Each builtin declares its parameters once, as text in Python's own syntax
+(`"input, dim=None, keepdim=False, *, dtype=None"`); the defaults are the lab's own
+literals, read once with `ast.literal_eval`, never the program's text.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from engine.errors import TorchError
+
+_MISSING = object()
+
+
+class Signature:
+    """A builtin's parameters: positional-or-keyword ones, then keyword-only after `*`;
+    `*args` collects extra positional arguments (as `torch.zeros(2, 3)` takes sizes)."""
+
+    __slots__ = ("name", "names", "defaults", "keyword_only", "varargs")
+
+    def __init__(self, name: str, spec: str) -> None:
+        self.name = name
+        self.names: list[str] = []
+        self.defaults: dict[str, Any] = {}
+        self.keyword_only: set[str] = set()
+        self.varargs: str | None = None
+        keyword_only = False
+        for part in _split(spec):
+            if part == "*":
+                keyword_only = True
+                continue
+            if part.startswith("*"):
+                self.varargs = part[1:]
+                keyword_only = True
+                continue
+            name, _, default = part.partition("=")
+            name = name.strip()
+            self.names.append(name)
+            if default:
+                self.defaults[name] = ast.literal_eval(default.strip())
+            if keyword_only:
+                self.keyword_only.add(name)
+
+    def bind(self, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The arguments by parameter name, defaults filled in, or a TypeError."""
+        out: dict[str, Any] = {}
+        positional = [n for n in self.names if n not in self.keyword_only]
+        extra = args[len(positional):]
+        for name, value in zip(positional, args, strict=False):
+            out[name] = value
+        if extra:
+            if self.varargs is None:
+                raise TorchError("TypeError", f"{self.name}() takes {len(positional)} positional "
+                                 f"argument{'s' if len(positional) != 1 else ''} but "
+                                 f"{len(args)} were given")
+            out[self.varargs] = extra
+        elif self.varargs is not None:
+            out[self.varargs] = []
+        for key, value in kwargs.items():
+            if key not in self.names:
+                raise TorchError("TypeError", f"{self.name}() got an unexpected keyword "
+                                 f"argument '{key}'")
+            if key in out:
+                raise TorchError("TypeError", f"{self.name}() got multiple values for "
+                                 f"argument '{key}'")
+            out[key] = value
+        for name in self.names:
+            if name not in out:
+                if name not in self.defaults:
+                    raise TorchError("TypeError", f'{self.name}() missing 1 required positional '
+                                     f'arguments: "{name}"')
+                out[name] = self.defaults[name]
+        return out
+
+
+def _split(spec: str) -> list[str]:
+    """The parameters of a spec, split at the commas outside brackets."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, c in enumerate(spec + ","):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            if spec[start:i].strip():
+                parts.append(spec[start:i].strip())
+            start = i + 1
+    return parts
+
+
+def sizes(name: str, args: list[Any], keyword: Any = None) -> tuple[int, ...]:
+    """The sizes `torch.zeros(2, 3)`, `torch.zeros((2, 3))` and `torch.zeros([2, 3])` take."""
+    if keyword is not None:
+        args = [keyword]
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = list(args[0])
+    out: list[int] = []
+    for i, a in enumerate(args):
+        if isinstance(a, bool) or not isinstance(a, int):
+            kind = type(a).__name__
+            raise TorchError("TypeError", f"{name}(): argument 'size' failed to unpack the object "
+                             f"at pos {i + 1} with error \"type must be tuple of ints,but got "
+                             f"{kind}\"")
+        out.append(a)
+    return tuple(out)

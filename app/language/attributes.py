@@ -1,0 +1,123 @@
+"""Attribute access, the only way a program reaches into a value: `x.grad`,
+`y.grad_fn.next_functions`, `torch.nn.functional`, `losses.append`...
+
+Each kind of value has its table, and a name outside it is Python's AttributeError. No
+attribute is ever looked up on a real Python object by the name the program wrote.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.language.values import (
+    BoundMethod,
+    Builtin,
+    FunctionClass,
+    LambdaFunction,
+    Namespace,
+    PyType,
+    ReturnTypes,
+    Size,
+    UserFunction,
+    Value,
+    type_name,
+)
+from engine.custom_function import FunctionNode
+from engine.dtypes import DType
+from engine.errors import TorchError
+from engine.node import Node, RemovableHandle
+from engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from app.language.interpreter import Interpreter
+
+
+def no_attribute(obj: Value, name: str) -> TorchError:
+    if isinstance(obj, Namespace):
+        return TorchError("AttributeError", f"module '{obj.name}' has no attribute '{name}'")
+    if isinstance(obj, (FunctionClass, PyType)):
+        return TorchError("AttributeError", f"type object '{obj.name}' has no attribute "
+                          f"'{name}'")
+    return TorchError("AttributeError", f"'{type_name(obj)}' object has no attribute '{name}'")
+
+
+def get_attribute(interp: Interpreter, obj: Value, name: str) -> Value:
+    from app.language import containers, nodes, tensor_api
+
+    if isinstance(obj, Tensor):
+        return tensor_api.get(interp, obj, name)
+    if isinstance(obj, Namespace):
+        if name in obj.members:
+            return obj.members[name]
+        raise no_attribute(obj, name)
+    if isinstance(obj, Node):
+        return nodes.get(interp, obj, name)
+    method = containers.method(obj, name)
+    if method is not None:
+        return BoundMethod(obj, method)
+    if isinstance(obj, ReturnTypes) and name in ("values", "indices"):
+        return obj.values if name == "values" else obj.indices
+    if isinstance(obj, FunctionClass):
+        return _function_class(interp, obj, name)
+    if isinstance(obj, DType):
+        if name == "is_floating_point":
+            return obj.is_floating_point
+        if name == "itemsize":
+            return int(obj.numpy.itemsize)
+    if isinstance(obj, RemovableHandle) and name == "remove":
+        return BoundMethod(obj, _REMOVE)
+    if isinstance(obj, (UserFunction, LambdaFunction, PyType, Builtin)) and name == "__name__":
+        return obj.name if not isinstance(obj, LambdaFunction) else "<lambda>"
+    getter = getattr(obj, "lab_getattr", None)
+    if callable(getter):
+        return getter(interp, name)
+    raise no_attribute(obj, name)
+
+
+def _remove(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]) -> None:
+    handle = args[0]
+    assert isinstance(handle, RemovableHandle)
+    handle.remove()
+
+
+_REMOVE = Builtin("RemovableHandle.remove", _remove)
+
+
+def _function_class(interp: Interpreter, cls: FunctionClass, name: str) -> Value:
+    from app.language.classes import apply_builtin
+
+    if name == "apply":
+        return BoundMethod(cls, apply_builtin())
+    if name in cls.methods:
+        return cls.methods[name]
+    if name in cls.attributes:
+        return cls.attributes[name]
+    if name == "__name__":
+        return cls.name
+    raise no_attribute(cls, name)
+
+
+def set_attribute(interp: Interpreter, obj: Value, name: str, value: Value) -> None:
+    from app.language import nodes, tensor_api
+
+    if isinstance(obj, Tensor):
+        tensor_api.set(interp, obj, name, value)
+        return
+    if isinstance(obj, FunctionNode) and name not in ("saved_tensors", "needs_input_grad"):
+        obj.attributes[name] = value
+        return
+    if isinstance(obj, Node):
+        nodes.set(interp, obj, name, value)
+        return
+    if isinstance(obj, FunctionClass):
+        obj.attributes[name] = value
+        return
+    setter = getattr(obj, "lab_setattr", None)
+    if callable(setter):
+        setter(interp, name, value)
+        return
+    if isinstance(obj, (Size, tuple, list, dict, str, int, float, bool)) or obj is None:
+        raise TorchError("AttributeError", f"'{type_name(obj)}' object has no attribute "
+                         f"'{name}' and no __dict__ for setting new attributes")
+    raise TorchError("AttributeError", f"cannot set attribute '{name}' of "
+                     f"'{type_name(obj)}' object")

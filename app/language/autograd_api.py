@@ -1,0 +1,137 @@
+"""`torch.autograd`: grad, backward, Function, graph.saved_tensors_hooks, the grad-mode
+managers, and gradcheck."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+import engine.backward as engine_backward
+from app.language.torch_api import TORCH_MEMBERS, function
+from app.language.values import (
+    Builtin,
+    ContextManager,
+    FunctionClass,
+    Namespace,
+    PyType,
+    Value,
+)
+from engine.errors import TorchError
+from engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from app.language.interpreter import Interpreter
+
+Kwargs = dict[str, Value]
+MEMBERS: dict[str, Value] = {}
+GRAPH: dict[str, Value] = {}
+
+
+@function("grad", "outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, "
+          "only_inputs=True, allow_unused=None, is_grads_batched=False, "
+          "materialize_grads=False", MEMBERS, "autograd")
+def _grad(interp: Interpreter, a: Kwargs) -> Value:
+    """`torch.autograd.grad(...)`: a pass of kind "grad"; returns the captured gradients."""
+    if a["is_grads_batched"]:
+        raise TorchError("RuntimeError", "the lab does not batch grad_outputs "
+                         "(is_grads_batched=True)")
+    result = engine_backward.GradResult()
+    create = bool(a["create_graph"])
+    keep = create if a["retain_graph"] is None else bool(a["retain_graph"])
+    events = engine_backward.grad(a["outputs"], a["inputs"], a["grad_outputs"],
+                                  a["retain_graph"], create, a["allow_unused"],
+                                  bool(a["materialize_grads"]), result)
+    interp.run_pass("grad", a.get("__text__", ""), events, keep, create)
+    if isinstance(a["inputs"], dict):
+        return dict(zip(a["inputs"].keys(), result.values, strict=True))
+    return result.values
+
+
+@function("backward", "tensors, grad_tensors=None, retain_graph=None, create_graph=False, "
+          "grad_variables=None, inputs=None", MEMBERS, "autograd")
+def _backward(interp: Interpreter, a: Kwargs) -> None:
+    grads = a["grad_tensors"] if a["grad_tensors"] is not None else a["grad_variables"]
+    create = bool(a["create_graph"])
+    keep = create if a["retain_graph"] is None else bool(a["retain_graph"])
+    events = engine_backward.backward(a["tensors"], grads, a["retain_graph"], create,
+                                      a["inputs"])
+    interp.run_pass("backward", a.get("__text__", "") or "torch.autograd", events, keep, create)
+
+
+def _saved_tensors_hooks(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:
+    kwargs.pop("__text__", None)
+    pack = args[0] if args else kwargs.get("pack_hook")
+    unpack = args[1] if len(args) > 1 else kwargs.get("unpack_hook")
+
+    def packed(t: Tensor) -> Any:
+        return interp.call(pack, [t], {})
+
+    def unpacked(x: Any) -> Any:
+        value = interp.call_hook(unpack, [x])
+        if not isinstance(value, Tensor):
+            raise TorchError("TypeError", "Output of saved tensor unpack_hook expected to be a "
+                             f"Tensor but got result of type {type(value).__name__}")
+        return value
+
+    return ContextManager("saved_tensors_hooks", hooks=(packed, unpacked),
+                          label="torch.autograd.graph.saved_tensors_hooks")
+
+
+def _save_on_cpu(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:
+    """Every saved tensor kept as it is (the lab has only the CPU), unpacked unchanged."""
+    return ContextManager("saved_tensors_hooks", hooks=(lambda t: t, lambda t: t),
+                          label="torch.autograd.graph.save_on_cpu")
+
+
+def _anomaly(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:
+    return ContextManager("nothing", label="torch.autograd.anomaly_mode.detect_anomaly")
+
+
+GRAPH["saved_tensors_hooks"] = Builtin("torch.autograd.graph.saved_tensors_hooks",
+                                       _saved_tensors_hooks)
+GRAPH["save_on_cpu"] = Builtin("torch.autograd.graph.save_on_cpu", _save_on_cpu)
+
+
+def _gradcheck(second: bool) -> Builtin:
+    """`gradcheck(fn, inputs)`: analytical against numerical derivatives, as PyTorch's
+    checker compares them (central differences, eps 1e-6, atol 1e-5, rtol 1e-3)."""
+    name = "gradgradcheck" if second else "gradcheck"
+
+    def impl(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:
+        kwargs.pop("__text__", None)
+        from app.language.gradcheck import gradcheck
+
+        fn = args[0]
+        inputs = args[1] if len(args) > 1 else kwargs.pop("inputs")
+        return gradcheck(interp, fn, inputs, second, kwargs)
+
+    return Builtin(f"torch.autograd.{name}", impl)
+
+
+FUNCTION_TYPE = PyType("torch.autograd.Function", lambda v: isinstance(v, FunctionClass), None)
+MEMBERS.update({
+    "Function": FUNCTION_TYPE,
+    "graph": Namespace("torch.autograd.graph", GRAPH),
+    "no_grad": TORCH_MEMBERS["no_grad"], "enable_grad": TORCH_MEMBERS["enable_grad"],
+    "set_grad_enabled": TORCH_MEMBERS["set_grad_enabled"],
+    "inference_mode": TORCH_MEMBERS["inference_mode"],
+    "set_detect_anomaly": Builtin("torch.autograd.set_detect_anomaly", _anomaly),
+    "detect_anomaly": Builtin("torch.autograd.detect_anomaly", _anomaly),
+    "gradcheck": _gradcheck(False), "gradgradcheck": _gradcheck(True),
+    "function": Namespace("torch.autograd.function", {
+        "once_differentiable": Builtin("staticmethod", lambda i, a, k: a[0]),
+        "Function": FUNCTION_TYPE}),
+})
+
+
+def _functional() -> Namespace:
+    from app.language import autograd_functional
+
+    return Namespace("torch.autograd.functional", autograd_functional.MEMBERS)
+
+
+MEMBERS["functional"] = _functional()
+AUTOGRAD = Namespace("torch.autograd", MEMBERS)
+TORCH_MEMBERS["autograd"] = AUTOGRAD
+_ = np

@@ -1,0 +1,424 @@
+"""Python's builtins that tutorial code writes around autograd, and the `math` module.
+
+Each is the lab's own function over the program's values: `len(t)` is a tensor's first
+dimension, `sum(losses)` adds with the program's own `+` (so a list of tensors records
+AddBackward0 nodes, as in PyTorch), `float(t)` is `t.item()` for a one-element tensor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from app.language.values import (
+    Builtin,
+    Namespace,
+    PyType,
+    ReturnTypes,
+    Size,
+    Value,
+    py_str,
+    type_name,
+)
+from engine import errors as torch_errors
+from engine.errors import TorchError
+from engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from app.language.interpreter import Interpreter
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+
+def _plain(kwargs: Kwargs) -> Kwargs:
+    kwargs.pop("__text__", None)
+    return kwargs
+
+
+def _no_keywords(name: str, kwargs: Kwargs) -> None:
+    if _plain(kwargs):
+        raise TorchError("TypeError", f"{name}() takes no keyword arguments")
+
+
+def _print(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+    kwargs = _plain(kwargs)
+    sep, end = kwargs.pop("sep", " "), kwargs.pop("end", "\n")
+    kwargs.pop("flush", None)
+    if kwargs.pop("file", None) is not None:
+        raise TorchError("TypeError", "the lab's print writes to the console only (no file=)")
+    if kwargs:
+        raise TorchError("TypeError", f"'{next(iter(kwargs))}' is an invalid keyword argument "
+                         "for print()")
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    if not isinstance(sep, str) or not isinstance(end, str):
+        raise TorchError("TypeError", "sep must be None or a string")
+    interp.print(args, sep, end)
+
+
+def as_index(value: Value) -> int:
+    """`operator.index`: ints, bools and one-element integer tensors."""
+    if isinstance(value, Tensor) and value.numel() == 1 and not value.is_floating_point:
+        return int(value.item())
+    if isinstance(value, int):
+        return int(value)
+    raise TorchError("TypeError", f"'{type_name(value)}' object cannot be interpreted as an "
+                     "integer")
+
+
+def _range(interp: Interpreter, args: Args, kwargs: Kwargs) -> range:
+    _no_keywords("range", kwargs)
+    if not 1 <= len(args) <= 3:
+        raise TorchError("TypeError", f"range expected at most 3 arguments, got {len(args)}"
+                         if args else "range expected at least 1 argument, got 0")
+    bounds = [as_index(a) for a in args]
+    try:
+        return range(*bounds)
+    except ValueError as e:
+        raise TorchError("ValueError", str(e)) from None
+
+
+def _len(interp: Interpreter, args: Args, kwargs: Kwargs) -> int:
+    _no_keywords("len", kwargs)
+    if len(args) != 1:
+        raise TorchError("TypeError", f"len() takes exactly one argument ({len(args)} given)")
+    value = args[0]
+    if isinstance(value, Tensor):
+        if value.ndim == 0:
+            raise TorchError("TypeError", "len() of a 0-d tensor")
+        return value.shape[0]
+    if isinstance(value, (list, tuple, str, dict, range)):
+        return len(value)
+    if isinstance(value, ReturnTypes):
+        return 2
+    length = getattr(value, "lab_len", None)
+    if callable(length):
+        return int(length())
+    raise TorchError("TypeError", f"object of type '{type_name(value)}' has no len()")
+
+
+def _zip(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[Value, ...]]:
+    strict = bool(_plain(kwargs).pop("strict", False))
+    lists = [list(interp.iterate(a)) for a in args]
+    if strict and len({len(x) for x in lists}) > 1:
+        raise TorchError("ValueError", "zip() argument 2 is shorter than argument 1")
+    return list(zip(*lists, strict=False))
+
+
+def _enumerate(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[int, Value]]:
+    start = as_index(_plain(kwargs).get("start", args[1] if len(args) > 1 else 0))
+    return list(enumerate(interp.iterate(args[0]), start))
+
+
+def _extreme(largest: bool) -> Callable[[Interpreter, Args, Kwargs], Value]:
+    name = "max" if largest else "min"
+
+    def impl(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        from app.language.operators import compare
+
+        kwargs = _plain(kwargs)
+        key = kwargs.pop("key", None)
+        has_default = "default" in kwargs
+        default = kwargs.pop("default", None)
+        items = list(interp.iterate(args[0])) if len(args) == 1 else list(args)
+        if not items:
+            if has_default:
+                return default
+            raise TorchError("ValueError", f"{name}() iterable argument is empty")
+        best = items[0]
+        best_key = interp.call(key, [best], {}) if key is not None else best
+        for item in items[1:]:
+            k = interp.call(key, [item], {}) if key is not None else item
+            if interp.truth(compare(interp, ">" if largest else "<", k, best_key)):
+                best, best_key = item, k
+        return best
+
+    return impl
+
+
+def _sum(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from app.language.operators import binary
+
+    total = _plain(kwargs).get("start", args[1] if len(args) > 1 else 0)
+    for item in interp.iterate(args[0]):
+        total = binary(interp, "+", total, item)
+    return total
+
+
+def _abs(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from engine import functions
+
+    value = args[0]
+    if isinstance(value, Tensor):
+        return functions.abs(value)
+    if isinstance(value, (int, float)):
+        return abs(value)
+    raise TorchError("TypeError", f"bad operand type for abs(): '{type_name(value)}'")
+
+
+def _round(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    value = args[0]
+    digits = _plain(kwargs).get("ndigits", args[1] if len(args) > 1 else None)
+    if isinstance(value, Tensor):
+        from engine import functions
+
+        if digits:
+            scale = 10.0 ** digits
+            return functions.div_scalar(functions.round(functions.mul_scalar(value, scale)),
+                                        scale)
+        return functions.round(value)
+    if not isinstance(value, (int, float)):
+        raise TorchError("TypeError", f"type {type_name(value)} doesn't define __round__ method")
+    return round(value) if digits is None else round(value, as_index(digits))
+
+
+def to_number(value: Value, kind: str) -> Value:
+    """`float(x)` / `int(x)`: a one-element tensor gives its value (`Tensor.__float__`)."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise TorchError("ValueError" if value.numel() == 0 else "RuntimeError",
+                             torch_errors.ONLY_ONE_ELEMENT_TENSORS if value.numel() == 0
+                             else torch_errors.item_of_many(value.numel()))
+        value = value.item()
+    if isinstance(value, (bool, int, float)):
+        return float(value) if kind == "float" else int(value)
+    if isinstance(value, str):
+        try:
+            return float(value) if kind == "float" else int(value)
+        except ValueError as e:
+            raise TorchError("ValueError", str(e)) from None
+    raise TorchError("TypeError", f"{kind}() argument must be a string or a real number, not "
+                     f"'{type_name(value)}'")
+
+
+def _float(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return to_number(args[0], "float") if args else 0.0
+
+
+def _int(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return to_number(args[0], "int") if args else 0
+
+
+def _bool(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return interp.truth(args[0]) if args else False
+
+
+def _str(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return py_str(args[0], interp.addresses) if args else ""
+
+
+def _list(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    items = list(interp.iterate(args[0])) if args else []
+    interp.check_length(len(items))
+    return items
+
+
+def _tuple(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return tuple(interp.iterate(args[0])) if args else ()
+
+
+def _dict(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    out: dict[Value, Value] = {}
+    if args:
+        source = args[0]
+        pairs = source.items() if isinstance(source, dict) else interp.iterate(source)
+        for pair in pairs:
+            k, v = list(interp.iterate(pair))
+            out[interp.hashable(k)] = v
+    out.update(_plain(kwargs))
+    return out
+
+
+def sorted_values(interp: Interpreter, items: list[Value], key: Value, reverse: bool
+                  ) -> list[Value]:
+    """A stable insertion sort with the program's `<` (lists are short here)."""
+    from app.language.operators import compare
+
+    keyed = [(interp.call(key, [x], {}) if key is not None else x, x) for x in items]
+    out: list[tuple[Value, Value]] = []
+    for pair in keyed:
+        i = len(out)
+        while i > 0 and interp.truth(compare(interp, ">" if reverse else "<", pair[0],
+                                             out[i - 1][0])):
+            i -= 1
+        out.insert(i, pair)
+    return [x for _, x in out]
+
+
+def _sorted(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    kwargs = _plain(kwargs)
+    return sorted_values(interp, list(interp.iterate(args[0])), kwargs.get("key"),
+                         bool(kwargs.get("reverse", False)))
+
+
+def _reversed(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return list(reversed(list(interp.iterate(args[0]))))
+
+
+def _any(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
+    return any(interp.truth(x) for x in interp.iterate(args[0]))
+
+
+def _all(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
+    return all(interp.truth(x) for x in interp.iterate(args[0]))
+
+
+def _map(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    lists = [list(interp.iterate(a)) for a in args[1:]]
+    return [interp.call(args[0], list(items), {}) for items in zip(*lists, strict=False)]
+
+
+def _filter(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    f = args[0]
+    return [x for x in interp.iterate(args[1])
+            if interp.truth(x if f is None else interp.call(f, [x], {}))]
+
+
+def _isinstance(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
+    if len(args) != 2:
+        raise TorchError("TypeError", f"isinstance expected 2 arguments, got {len(args)}")
+    value, kinds = args
+    for kind in kinds if isinstance(kinds, tuple) else (kinds,):
+        if not isinstance(kind, PyType):
+            raise TorchError("TypeError", "isinstance() arg 2 must be a type, a tuple of types, "
+                             "or a union")
+        if kind.check(value):
+            return True
+    return False
+
+
+def _type(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    if len(args) != 1:
+        raise TorchError("TypeError", "type() takes 1 argument in the lab")
+    return type_of(args[0])
+
+
+def _pow(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from app.language.operators import binary
+
+    return binary(interp, "**", args[0], args[1])
+
+
+def _divmod(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from app.language.operators import binary
+
+    return (binary(interp, "//", args[0], args[1]), binary(interp, "%", args[0], args[1]))
+
+
+def _super(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from app.language.classes import super_of
+
+    return super_of(interp)
+
+
+def _staticmethod(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return args[0]
+
+
+def _simple_type(name: str, kind: type | tuple[type, ...],
+                 make: Callable[[Interpreter, Args, Kwargs], Value]) -> PyType:
+    def check(v: Value) -> bool:
+        if kind is int and isinstance(v, bool):
+            return True
+        return isinstance(v, kind) and not (kind is int and isinstance(v, Tensor))
+
+    return PyType(name, check, make)
+
+
+INT = _simple_type("int", int, _int)
+FLOAT = _simple_type("float", float, _float)
+BOOL = _simple_type("bool", bool, _bool)
+STR = _simple_type("str", str, _str)
+LIST = _simple_type("list", list, _list)
+TUPLE = _simple_type("tuple", tuple, _tuple)
+DICT = _simple_type("dict", dict, _dict)
+NONE_TYPE = PyType("NoneType", lambda v: v is None, None)
+
+
+def type_of(value: Value) -> Value:
+    """`type(x)`: the lab's type object for x, comparable with `is` and `==`."""
+    for kind in (BOOL, INT, FLOAT, STR, LIST, TUPLE, DICT, NONE_TYPE):
+        if kind.check(value) and (kind is not INT or not isinstance(value, bool)):
+            return kind
+    from app.language.torch_api import TENSOR_TYPE
+
+    if isinstance(value, Tensor):
+        return TENSOR_TYPE
+    return PyType(type_name(value), lambda v: False, None)
+
+
+def _b(name: str, impl: Callable[[Interpreter, Args, Kwargs], Value]) -> Builtin:
+    return Builtin(name, impl)
+
+
+BUILTINS: dict[str, Value] = {
+    "print": _b("print", _print), "range": _b("range", _range), "len": _b("len", _len),
+    "zip": _b("zip", _zip), "enumerate": _b("enumerate", _enumerate),
+    "min": _b("min", _extreme(False)), "max": _b("max", _extreme(True)),
+    "sum": _b("sum", _sum), "abs": _b("abs", _abs), "round": _b("round", _round),
+    "isinstance": _b("isinstance", _isinstance), "type": _b("type", _type),
+    "sorted": _b("sorted", _sorted), "reversed": _b("reversed", _reversed),
+    "any": _b("any", _any), "all": _b("all", _all), "map": _b("map", _map),
+    "filter": _b("filter", _filter), "pow": _b("pow", _pow), "divmod": _b("divmod", _divmod),
+    "super": _b("super", _super), "staticmethod": _b("staticmethod", _staticmethod),
+    "int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "list": LIST, "tuple": TUPLE,
+    "dict": DICT, "True": True, "False": False, "None": None,
+}
+
+
+# -- math ---------------------------------------------------------------------------------
+
+def _real(value: Value) -> float | int:
+    if isinstance(value, Tensor):
+        return to_number(value, "float")  # type: ignore[no-any-return]
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise TorchError("TypeError", f"must be real number, not {type_name(value)}")
+
+
+def _math(name: str, arity: int | tuple[int, int] = 1, limit: int | None = None) -> Builtin:
+    function = getattr(math, name)
+    low, high = (arity, arity) if isinstance(arity, int) else arity
+
+    def impl(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        _no_keywords(f"math.{name}", kwargs)
+        if not low <= len(args) <= high:
+            takes = "exactly one argument" if low == 1 == high else f"{low} arguments"
+            raise TorchError("TypeError", f"{name}() takes {takes} ({len(args)} given)")
+        values = [_real(a) for a in args]
+        if limit is not None and any(abs(v) > limit for v in values):
+            from app.language.interpreter import LimitExceeded
+
+            raise LimitExceeded(f"math.{name} of numbers above {limit} is more than the lab "
+                                "computes")
+        try:
+            return function(*values)
+        except (ValueError, OverflowError, TypeError, ZeroDivisionError) as e:
+            raise TorchError(type(e).__name__, str(e)) from None
+
+    return Builtin(f"math.{name}", impl)
+
+
+def _isclose(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
+    kwargs = _plain(kwargs)
+    a, b = _real(args[0]), _real(args[1])
+    return math.isclose(a, b, rel_tol=float(kwargs.get("rel_tol", 1e-9)),
+                        abs_tol=float(kwargs.get("abs_tol", 0.0)))
+
+
+MATH = Namespace("math", {
+    "pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan,
+    **{n: _math(n) for n in ("sqrt", "exp", "log2", "log10", "log1p", "expm1", "sin", "cos",
+                             "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "floor",
+                             "ceil", "trunc", "fabs", "isnan", "isinf", "isfinite", "erf",
+                             "erfc", "gamma", "lgamma", "degrees", "radians")},
+    "log": _math("log", (1, 2)), "pow": _math("pow", 2), "atan2": _math("atan2", 2),
+    "hypot": _math("hypot", 2), "copysign": _math("copysign", 2), "fmod": _math("fmod", 2),
+    "factorial": _math("factorial", 1, limit=1000), "comb": _math("comb", 2, limit=1000),
+    "perm": _math("perm", 2, limit=1000), "gcd": _math("gcd", 2),
+    "isclose": Builtin("math.isclose", _isclose),
+})
+
+_UNUSED: Any = Size

@@ -1,0 +1,90 @@
+"""`torch.autograd.gradcheck` / `gradgradcheck`: the analytical Jacobian (from backward)
+against the numerical one (central differences), as PyTorch's checker compares them:
+eps 1e-6, atol 1e-5, rtol 1e-3, inputs of double precision."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+import engine.backward as engine_backward
+from app.language.values import Value
+from engine.errors import TorchError
+from engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from app.language.interpreter import Interpreter
+
+DOUBLE_WARNING = ("Input #{i} requires gradient and is not a double precision floating point "
+                  "or complex. This check will likely fail if all the inputs are not of double "
+                  "precision floating point or complex. ")
+
+
+def _outputs(value: Value) -> list[Tensor]:
+    items = list(value) if isinstance(value, (tuple, list)) else [value]
+    return [t for t in items if isinstance(t, Tensor)]
+
+
+def _call(interp: Interpreter, fn: Value, inputs: list[Value]) -> list[Tensor]:
+    return _outputs(interp.call(fn, list(inputs), {}))
+
+
+def _jacobians(interp: Interpreter, fn: Value, inputs: list[Value], eps: float
+               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    diff = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    outputs = _call(interp, fn, inputs)
+    numerical: list[np.ndarray] = []
+    analytical: list[np.ndarray] = []
+    for out in outputs:
+        for i in diff:
+            t = inputs[i]
+            num = np.zeros((t.numel(), out.numel()))
+            flat = t.data.reshape(-1)
+            mode = interp.ctx.grad_mode
+            interp.ctx.grad_mode = False
+            try:
+                for k in range(t.numel()):
+                    original = flat[k].copy()
+                    flat[k] = original - eps
+                    low = _call(interp, fn, inputs)[outputs.index(out)].data.astype(np.float64)
+                    flat[k] = original + eps
+                    high = _call(interp, fn, inputs)[outputs.index(out)].data.astype(np.float64)
+                    flat[k] = original
+                    num[k] = ((high - low) / (2 * eps)).reshape(-1)
+            finally:
+                interp.ctx.grad_mode = mode
+            numerical.append(num)
+            ana = np.zeros_like(num)
+            for j in range(out.numel()):
+                seed = np.zeros(out.shape, dtype=out.data.dtype)
+                seed.reshape(-1)[j] = 1
+                result = engine_backward.GradResult()
+                for _ in engine_backward.grad([out], [t], [Tensor(seed, out.ctx)], True, False,
+                                              True, False, result):
+                    pass
+                g = result.values[0]
+                if g is not None:
+                    ana[:, j] = g.data.astype(np.float64).reshape(-1)
+            analytical.append(ana)
+    return numerical, analytical
+
+
+def gradcheck(interp: Interpreter, fn: Value, inputs: Value, second: bool,
+              options: dict[str, Any]) -> bool:
+    items = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    eps = float(options.get("eps", 1e-6))
+    atol = float(options.get("atol", 1e-5))
+    rtol = float(options.get("rtol", 1e-3))
+    raise_exception = bool(options.get("raise_exception", True))
+    for i, t in enumerate(items):
+        if isinstance(t, Tensor) and t.requires_grad and t.dtype.name != "float64":
+            interp.ctx.warnings.append(DOUBLE_WARNING.format(i=i))
+    numerical, analytical = _jacobians(interp, fn, items, eps)
+    for k, (num, ana) in enumerate(zip(numerical, analytical, strict=True)):
+        if not np.allclose(ana, num, rtol=rtol, atol=atol):
+            if raise_exception:
+                raise TorchError("GradcheckError", f"Jacobian mismatch for output 0 with respect "
+                                 f"to input {k},\nnumerical:{num}\nanalytical:{ana}\n")
+            return False
+    return True

@@ -1,0 +1,693 @@
+"""`torch.nn` and `torch.optim` as course code uses them: nn.Module (and the program's
+subclasses of it), nn.Parameter, Linear, Sequential, the activations and the losses as
+modules, and SGD and Adam.
+
+A module keeps its parameters and submodules in registration order, as nn.Module does,
+so `named_parameters()` gives PyTorch's names (`0.weight`, `fc1.bias`) and its repr is
+PyTorch's. nn.Linear draws its initial weights from the run's generator exactly as
+`reset_parameters` does (engine/init.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from app.language.args import Signature
+from app.language.functional_api import F, dropout, linear
+from app.language.values import (
+    BoundMethod,
+    Builtin,
+    Namespace,
+    PyType,
+    UserFunction,
+    Value,
+    py_repr,
+    type_name,
+)
+from engine import functions, init, optim
+from engine.errors import TorchError
+from engine.functions import loss
+from engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from app.language.interpreter import Interpreter
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+
+def make_parameter(interp: Interpreter, data: Tensor | None, requires_grad: bool = True
+                   ) -> Tensor:
+    """`nn.Parameter(t)`: a new leaf sharing t's values, marked as a parameter."""
+    if data is None:
+        data = Tensor(np.zeros((0,), dtype=np.float32), interp.ctx)
+    if not isinstance(data, Tensor):
+        raise TorchError("TypeError", f"the lab's nn.Parameter takes a tensor, not "
+                         f"{type_name(data)}")
+    param = Tensor(data.data, interp.ctx)
+    param.is_parameter = True
+    if requires_grad:
+        from engine.tensor import set_requires_grad
+
+        set_requires_grad(param, True)
+    interp.requires_grad_changed()
+    return param
+
+
+def _parameter(interp: Interpreter, args: Args, kwargs: Kwargs) -> Tensor:
+    kwargs.pop("__text__", None)
+    bound = Signature("Parameter", "data=None, requires_grad=True").bind(args, kwargs)
+    return make_parameter(interp, bound["data"], bool(bound["requires_grad"]))
+
+
+class _Parameters:
+    """What `model.parameters()` returns: an iterator that prints as a generator."""
+
+    lab_type_name = "generator"
+
+    def __init__(self, items: list[Value], what: str) -> None:
+        self.items = items
+        self.what = what
+
+    def lab_iter(self) -> list[Value]:
+        items, self.items = self.items, []
+        return items
+
+    def lab_repr(self, addresses: Any) -> str:
+        return f"<generator object Module.{self.what} at {addresses.of(self)}>"
+
+
+class Module:
+    """nn.Module: parameters, submodules and plain attributes, in registration order."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.parameters: dict[str, Tensor | None] = {}
+        self.modules: dict[str, Module] = {}
+        self.attributes: dict[str, Value] = {}
+        self.training = True
+        self.backward_hooks: list[Value] = []
+        self.initialized = True
+
+    @property
+    def lab_type_name(self) -> str:
+        return self.kind
+
+    # -- the module's state --------------------------------------------------------------
+    def named_parameters_list(self, prefix: str = "") -> list[tuple[str, Tensor]]:
+        out: list[tuple[str, Tensor]] = []
+        seen: set[int] = set()
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        order: list[tuple[str, Module]] = []
+        while stack:                         # depth first, in registration order
+            name, module = stack.pop()
+            order.append((name, module))
+            stack.extend(reversed([(f"{name}{k}.", m) for k, m in module.modules.items()]))
+        for name, module in order:
+            for key, param in module.parameters.items():
+                if param is not None and id(param) not in seen:
+                    seen.add(id(param))
+                    out.append((f"{name}{key}", param))
+        return out
+
+    def children_list(self) -> list[Module]:
+        return list(self.modules.values())
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        raise TorchError("NotImplementedError", f'Module [{self.kind}] is missing the required '
+                         '"forward" function')
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def lab_repr(self, addresses: Any) -> str:
+        lines = [f"  ({name}): " + module.lab_repr(addresses).replace("\n", "\n  ")
+                 for name, module in self.modules.items()]
+        extra = self.extra_repr()
+        if not lines:
+            return f"{self.kind}({extra})"
+        head = f"{self.kind}(" + (f"\n  {extra}" if extra else "")
+        return head + "\n" + "\n".join(lines) + "\n)"
+
+    # -- calling ---------------------------------------------------------------------
+    def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        """`module(x)`: forward, wrapped in the full-backward-hook nodes when hooked."""
+        if not self.backward_hooks:
+            return self.forward(interp, args, kwargs)
+        from app.language.module_hooks import BackwardHook
+
+        hook = BackwardHook(interp, self, self.backward_hooks)
+        args = hook.setup_input_hook(args)
+        result = self.forward(interp, args, kwargs)
+        return hook.setup_output_hook(result)
+
+    # -- attributes ------------------------------------------------------------------
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        if name in self.parameters:
+            return self.parameters[name]
+        if name in self.modules:
+            return self.modules[name]
+        if name in self.attributes:
+            return self.attributes[name]
+        if name == "training":
+            return self.training
+        method = MODULE_METHODS.get(name)
+        if method is not None:
+            return BoundMethod(self, method)
+        raise TorchError("AttributeError", f"'{self.kind}' object has no attribute '{name}'")
+
+    def lab_setattr(self, interp: Interpreter, name: str, value: Value) -> None:
+        """nn.Module.__setattr__: a Parameter registers as a parameter, a Module as a
+        submodule, anything else is a plain attribute."""
+        for table in (self.parameters, self.modules, self.attributes):
+            table.pop(name, None)  # type: ignore[attr-defined]
+        if isinstance(value, Tensor) and value.is_parameter:
+            self.parameters[name] = value
+            interp.requires_grad_changed()
+        elif isinstance(value, Module):
+            self.modules[name] = value
+            interp.requires_grad_changed()
+        elif name == "training":
+            self.training = bool(value)
+        else:
+            self.attributes[name] = value
+
+
+class SuperModule:
+    """`super()` in a Module subclass: nn.Module's own `__init__` and methods."""
+
+    lab_type_name = "super"
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        if name == "__init__":
+            return Builtin("Module.__init__", lambda i, a, k: None)
+        method = MODULE_METHODS.get(name)
+        if method is not None:
+            return BoundMethod(self.module, method)
+        raise TorchError("AttributeError", f"'super' object has no attribute '{name}'")
+
+
+class UserModule(Module):
+    """An instance of the program's `class Net(nn.Module)`."""
+
+    def __init__(self, cls: ModuleClass) -> None:
+        super().__init__(cls.name)
+        self.cls = cls
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        method = self.cls.methods.get("forward")
+        if method is None:
+            return super().forward(interp, args, kwargs)
+        return interp.call(method, [self, *args], kwargs)
+
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        if name in self.cls.methods and name not in self.parameters and \
+                name not in self.modules and name not in self.attributes:
+            method = self.cls.methods[name]
+            if method.static:
+                return method
+            return BoundMethod(self, Builtin(f"{self.kind}.{name}",
+                                             lambda i, a, k: i.call(method, a, k)))
+        if name in self.cls.attributes and name not in self.attributes:
+            return self.cls.attributes[name]
+        return super().lab_getattr(interp, name)
+
+
+class ModuleClass:
+    """The program's `class Net(nn.Module)`: calling it makes an instance."""
+
+    lab_type_name = "type"
+
+    def __init__(self, name: str, methods: dict[str, UserFunction],
+                 attributes: dict[str, Value]) -> None:
+        self.name = name
+        self.methods = methods
+        self.attributes = attributes
+
+    def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        instance = UserModule(self)
+        init_method = self.methods.get("__init__")
+        if init_method is not None:
+            interp.call(init_method, [instance, *args], kwargs)
+        elif args or kwargs:
+            raise TorchError("TypeError", f"{self.name}() takes no arguments")
+        return instance
+
+    def lab_repr(self, addresses: Any) -> str:
+        return f"<class '__main__.{self.name}'>"
+
+
+# -- the layers ---------------------------------------------------------------------------
+
+class Linear(Module):
+    def __init__(self, interp: Interpreter, in_features: int, out_features: int,
+                 bias: bool = True) -> None:
+        super().__init__("Linear")
+        self.in_features, self.out_features = in_features, out_features
+        weight, b = init.linear_parameters(interp.ctx.generator, in_features, out_features,
+                                           bias)
+        self.parameters["weight"] = make_parameter(interp, Tensor(weight, interp.ctx))
+        self.parameters["bias"] = (make_parameter(interp, Tensor(b, interp.ctx))
+                                   if b is not None else None)
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        x = _input(self, args, kwargs)
+        weight = self.parameters["weight"]
+        assert weight is not None
+        return linear(x, weight, self.parameters["bias"])
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.parameters['bias'] is not None}")
+
+
+def _input(module: Module, args: Args, kwargs: Kwargs) -> Tensor:
+    x = args[0] if args else kwargs.get("input")
+    if not isinstance(x, Tensor):
+        raise TorchError("TypeError", f"{module.kind}.forward() expects a tensor, not "
+                         f"{type_name(x)}")
+    return x
+
+
+class Sequential(Module):
+    def __init__(self, modules: list[Module]) -> None:
+        super().__init__("Sequential")
+        for i, m in enumerate(modules):
+            if not isinstance(m, Module):
+                raise TorchError("TypeError", f"{type_name(m)} is not a Module subclass")
+            self.modules[str(i)] = m
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        value = args[0] if args else kwargs.get("input")
+        for module in self.modules.values():
+            value = module.lab_call(interp, [value], {})
+        return value
+
+    def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
+        items = list(self.modules.values())
+        if isinstance(index, slice):
+            return Sequential(items[index])
+        if not isinstance(index, int):
+            raise TorchError("TypeError", "Sequential indices must be integers")
+        if not -len(items) <= index < len(items):
+            raise TorchError("IndexError", f"index {index} is out of range")
+        return items[index]
+
+    def lab_len(self) -> int:
+        return len(self.modules)
+
+    def lab_iter(self) -> list[Module]:
+        return list(self.modules.values())
+
+
+class ModuleList(Sequential):
+    def __init__(self, modules: list[Module]) -> None:
+        super().__init__(modules)
+        self.kind = "ModuleList"
+
+
+class Elementwise(Module):
+    """An activation as a module: ReLU(), Tanh(), Sigmoid(), LeakyReLU(0.1)..."""
+
+    def __init__(self, kind: str, fn: Callable[[Tensor], Tensor], extra: str = "") -> None:
+        super().__init__(kind)
+        self.fn = fn
+        self.extra = extra
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        return self.fn(_input(self, args, kwargs))
+
+    def extra_repr(self) -> str:
+        return self.extra
+
+
+class Loss(Module):
+    """A loss as a module: MSELoss(), CrossEntropyLoss(), ..."""
+
+    def __init__(self, kind: str, fn: Callable[..., Tensor], reduction: str,
+                 options: dict[str, Value]) -> None:
+        super().__init__(kind)
+        self.fn = fn
+        self.reduction = reduction
+        self.options = options
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        if len(args) != 2:
+            raise TorchError("TypeError", f"{self.kind}.forward() missing 1 required positional "
+                             "argument: 'target'")
+        x, target = args
+        if not isinstance(x, Tensor) or not isinstance(target, Tensor):
+            raise TorchError("TypeError", f"{self.kind} takes two tensors")
+        return self.fn(x, target, reduction=self.reduction, **self.options)
+
+
+def _layer(name: str, spec: str, make: Callable[[Interpreter, dict[str, Value]], Module]
+           ) -> Builtin:
+    signature = Signature(name, spec)
+
+    def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        kwargs.pop("__text__", None)
+        return make(interp, signature.bind(args, kwargs))
+
+    return Builtin(f"torch.nn.{name}", call)
+
+
+def _activation(kind: str, fn: Callable[[Tensor], Tensor], spec: str = "inplace=False"
+                ) -> Builtin:
+    return _layer(kind, spec, lambda interp, a: Elementwise(kind, fn))
+
+
+def _loss(kind: str, fn: Callable[..., Tensor], spec: str = "",
+          options: tuple[str, ...] = ()) -> Builtin:
+    full = "size_average=None, reduce=None, reduction='mean'" + (", " + spec if spec else "")
+
+    def make(interp: Interpreter, a: dict[str, Value]) -> Module:
+        from app.language.functional_api import _reduction
+
+        return Loss(kind, fn, _reduction(a), {k: a[k] for k in options})
+
+    return _layer(kind, full, make)
+
+
+def _check_features(n: Value, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TorchError("TypeError", f"Linear(): {what} must be an int, not {type_name(n)}")
+    return n
+
+
+NN_MEMBERS: dict[str, Value] = {
+    "Module": PyType("torch.nn.Module", lambda v: isinstance(v, Module), None),
+    "Parameter": PyType("torch.nn.parameter.Parameter",
+                        lambda v: isinstance(v, Tensor) and v.is_parameter, _parameter),
+    "Linear": _layer("Linear", "in_features, out_features, bias=True, device=None, dtype=None",
+                     lambda interp, a: Linear(interp, _check_features(a["in_features"],
+                                                                      "in_features"),
+                                              _check_features(a["out_features"],
+                                                              "out_features"),
+                                              bool(a["bias"]))),
+    "Sequential": Builtin("torch.nn.Sequential",
+                          lambda interp, args, kwargs: Sequential(list(args))),
+    "ModuleList": Builtin("torch.nn.ModuleList", lambda interp, args, kwargs: ModuleList(
+        list(interp.iterate(args[0])) if args else [])),
+    "ReLU": _activation("ReLU", functions.relu),
+    "Tanh": _activation("Tanh", functions.tanh, ""),
+    "Sigmoid": _activation("Sigmoid", functions.sigmoid, ""),
+    "SiLU": _activation("SiLU", functions.silu),
+    "GELU": _layer("GELU", "approximate='none'", lambda interp, a: Elementwise(
+        "GELU", lambda x: functions.gelu(x, a["approximate"]),
+        f"approximate='{a['approximate']}'" if a["approximate"] != "none" else "")),
+    "LeakyReLU": _layer("LeakyReLU", "negative_slope=0.01, inplace=False",
+                        lambda interp, a: Elementwise(
+                            "LeakyReLU", lambda x: functions.leaky_relu(x, a["negative_slope"]),
+                            f"negative_slope={a['negative_slope']}")),
+    "Softplus": _layer("Softplus", "beta=1.0, threshold=20.0", lambda interp, a: Elementwise(
+        "Softplus", lambda x: functions.softplus(x, a["beta"], a["threshold"]),
+        f"beta={a['beta']}, threshold={a['threshold']}")),
+    "ELU": _layer("ELU", "alpha=1.0, inplace=False", lambda interp, a: Elementwise(
+        "ELU", lambda x: functions.elu(x, a["alpha"]), f"alpha={a['alpha']}")),
+    "Softmax": _layer("Softmax", "dim=None", lambda interp, a: Elementwise(
+        "Softmax", lambda x: functions.softmax(x, a["dim"]), f"dim={a['dim']}")),
+    "LogSoftmax": _layer("LogSoftmax", "dim=None", lambda interp, a: Elementwise(
+        "LogSoftmax", lambda x: functions.log_softmax(x, a["dim"]), f"dim={a['dim']}")),
+    "Identity": _layer("Identity", "*args", lambda interp, a: Elementwise(
+        "Identity", lambda x: x)),
+    "Flatten": _layer("Flatten", "start_dim=1, end_dim=-1", lambda interp, a: Elementwise(
+        "Flatten", lambda x: functions.flatten(x, a["start_dim"], a["end_dim"]),
+        f"start_dim={a['start_dim']}, end_dim={a['end_dim']}")),
+    "Dropout": _layer("Dropout", "p=0.5, inplace=False", lambda interp, a: _Dropout(a["p"])),
+    "MSELoss": _loss("MSELoss", loss.mse_loss),
+    "L1Loss": _loss("L1Loss", loss.l1_loss),
+    "SmoothL1Loss": _loss("SmoothL1Loss", loss.smooth_l1_loss, "beta=1.0", ("beta",)),
+    "CrossEntropyLoss": _loss("CrossEntropyLoss", loss.cross_entropy,
+                              "weight=None, ignore_index=-100, label_smoothing=0.0",
+                              ("weight", "ignore_index")),
+    "NLLLoss": _loss("NLLLoss", loss.nll_loss, "weight=None, ignore_index=-100",
+                     ("weight", "ignore_index")),
+    "BCEWithLogitsLoss": _loss("BCEWithLogitsLoss", loss.binary_cross_entropy_with_logits,
+                               "weight=None, pos_weight=None", ("weight", "pos_weight")),
+    "BCELoss": _loss("BCELoss", loss.binary_cross_entropy, "weight=None", ("weight",)),
+    "functional": F,
+}
+
+
+class _Dropout(Module):
+    def __init__(self, p: float) -> None:
+        super().__init__("Dropout")
+        self.p = p
+
+    def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        return dropout(_input(self, args, kwargs), float(self.p), self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace=False"
+
+
+# -- the methods every module has ------------------------------------------------------------
+
+def _parameters_method(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    module = args[0]
+    return _Parameters([p for _, p in module.named_parameters_list()], "parameters")
+
+
+def _named_parameters(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    module = args[0]
+    return _Parameters([(n, p) for n, p in module.named_parameters_list()], "named_parameters")
+
+
+def _children(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return _Parameters(args[0].children_list(), "children")
+
+
+def _zero_grad(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+    kwargs.pop("__text__", None)
+    set_to_none = kwargs.get("set_to_none", args[1] if len(args) > 1 else True)
+    optim.zero_grad([p for _, p in args[0].named_parameters_list()], bool(set_to_none))
+
+
+def _train(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    mode = bool(args[1]) if len(args) > 1 else bool(kwargs.get("mode", True))
+    stack = [args[0]]
+    while stack:
+        m = stack.pop()
+        m.training = mode
+        stack.extend(m.modules.values())
+    return args[0]
+
+
+def _eval(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return _train(interp, [args[0], False], {})
+
+
+def _register_full_backward_hook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from engine.node import RemovableHandle
+
+    module, hook = args[0], args[1] if len(args) > 1 else kwargs.get("hook")
+    module.backward_hooks.append(hook)
+    return RemovableHandle(module.backward_hooks, hook)
+
+
+def _module_forward(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    kwargs.pop("__text__", None)
+    return args[0].forward(interp, args[1:], kwargs)
+
+
+def _requires_grad_(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    from engine.tensor import set_requires_grad
+
+    flag = bool(args[1]) if len(args) > 1 else bool(kwargs.get("requires_grad", True))
+    for _, p in args[0].named_parameters_list():
+        set_requires_grad(p, flag)
+    interp.requires_grad_changed()
+    return args[0]
+
+
+def _itself(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return args[0]
+
+
+MODULE_METHODS: dict[str, Builtin] = {n: Builtin(f"Module.{n}", f) for n, f in {
+    "parameters": _parameters_method, "named_parameters": _named_parameters,
+    "children": _children, "zero_grad": _zero_grad, "train": _train, "eval": _eval,
+    "register_full_backward_hook": _register_full_backward_hook, "forward": _module_forward,
+    "requires_grad_": _requires_grad_, "cpu": _itself, "to": _itself,
+}.items()}
+
+
+# -- optimizers ---------------------------------------------------------------------------
+
+class Optimizer:
+    """torch.optim's SGD and Adam: parameter groups, per-parameter state, step()."""
+
+    def __init__(self, interp: Interpreter, kind: str, params: Value,
+                 defaults: dict[str, Value]) -> None:
+        self.kind = kind
+        self.defaults = defaults
+        items = list(interp.iterate(params))
+        if not items:
+            raise TorchError("ValueError", "optimizer got an empty parameter list")
+        groups = items if isinstance(items[0], dict) else [{"params": items}]
+        self.param_groups: list[dict[str, Value]] = []
+        for group in groups:
+            full: dict[str, Value] = {"params": list(interp.iterate(group["params"]))}
+            for key, value in defaults.items():
+                full[key] = group.get(key, value)
+            for p in full["params"]:
+                if not isinstance(p, Tensor):
+                    raise TorchError("TypeError", "optimizer can only optimize Tensors, but one "
+                                     f"of the params is {type_name(p)}")
+                if not p.is_leaf:
+                    raise TorchError("ValueError", "can't optimize a non-leaf Tensor")
+            self.param_groups.append(full)
+        self.state: dict[int, Any] = {}
+
+    @property
+    def lab_type_name(self) -> str:
+        return self.kind
+
+    def step(self) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if self.kind == "SGD":
+                    state = self.state.setdefault(id(p), optim.SGDState())
+                    optim.sgd_step(p, state, float(group["lr"]), float(group["momentum"]),
+                                   float(group["dampening"]), float(group["weight_decay"]),
+                                   bool(group["nesterov"]), bool(group["maximize"]))
+                else:
+                    state = self.state.setdefault(id(p), optim.AdamState(p.data))
+                    beta1, beta2 = group["betas"]
+                    optim.adam_step(p, state, float(group["lr"]), float(beta1), float(beta2),
+                                    float(group["eps"]), float(group["weight_decay"]),
+                                    bool(group["amsgrad"]), bool(group["maximize"]))
+
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        if name == "param_groups":
+            return self.param_groups
+        if name == "defaults":
+            return self.defaults
+        if name in OPTIMIZER_METHODS:
+            return BoundMethod(self, OPTIMIZER_METHODS[name])
+        raise TorchError("AttributeError", f"'{self.kind}' object has no attribute '{name}'")
+
+    def lab_repr(self, addresses: Any) -> str:
+        lines = [f"{self.kind} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            shown = {**group, **_REPR_DEFAULTS[self.kind]}
+            for key in sorted(k for k in shown if k != "params"):
+                lines.append(f"    {key}: {py_repr(group.get(key, shown[key]), addresses)}")
+        return "\n".join(lines) + "\n)"
+
+
+_REPR_DEFAULTS: dict[str, dict[str, Value]] = {
+    "SGD": {"differentiable": False, "foreach": None, "fused": None},
+    "Adam": {"capturable": False, "decoupled_weight_decay": False, "differentiable": False,
+             "foreach": None, "fused": None},
+}
+
+
+def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+    mode = interp.ctx.grad_mode
+    interp.ctx.grad_mode = False
+    try:
+        args[0].step()
+    finally:
+        interp.ctx.grad_mode = mode
+
+
+def _optimizer_zero_grad(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+    kwargs.pop("__text__", None)
+    set_to_none = kwargs.get("set_to_none", args[1] if len(args) > 1 else True)
+    params = [p for g in args[0].param_groups for p in g["params"]]
+    optim.zero_grad(params, bool(set_to_none))
+
+
+OPTIMIZER_METHODS = {"step": Builtin("Optimizer.step", _step),
+                     "zero_grad": Builtin("Optimizer.zero_grad", _optimizer_zero_grad)}
+
+
+def _optimizer(kind: str, spec: str, check: Callable[[dict[str, Value]], None]) -> Builtin:
+    signature = Signature(kind, "params, " + spec)
+
+    def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        kwargs.pop("__text__", None)
+        bound = signature.bind(args, kwargs)
+        params = bound.pop("params")
+        check(bound)
+        return Optimizer(interp, kind, params, bound)
+
+    return Builtin(f"torch.optim.{kind}", call)
+
+
+def _check_sgd(a: dict[str, Value]) -> None:
+    if a["lr"] < 0:
+        raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    if a["momentum"] < 0:
+        raise TorchError("ValueError", f"Invalid momentum value: {a['momentum']}")
+    if a["nesterov"] and (a["momentum"] <= 0 or a["dampening"] != 0):
+        raise TorchError("ValueError", "Nesterov momentum requires a momentum and zero "
+                         "dampening")
+
+
+def _check_adam(a: dict[str, Value]) -> None:
+    if a["lr"] < 0:
+        raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    beta1, beta2 = a["betas"]
+    if not 0.0 <= beta1 < 1.0:
+        raise TorchError("ValueError", f"Invalid beta parameter at index 0: {beta1}")
+    if not 0.0 <= beta2 < 1.0:
+        raise TorchError("ValueError", f"Invalid beta parameter at index 1: {beta2}")
+
+
+OPTIM = Namespace("torch.optim", {
+    "SGD": _optimizer("SGD", "lr=0.001, momentum=0, dampening=0, weight_decay=0, "
+                      "nesterov=False, *, maximize=False, foreach=None, differentiable=False, "
+                      "fused=None", _check_sgd),
+    "Adam": _optimizer("Adam", "lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0, "
+                       "amsgrad=False, *, foreach=None, maximize=False, capturable=False, "
+                       "differentiable=False, fused=None, decoupled_weight_decay=False",
+                       _check_adam),
+})
+
+
+def _clip_grad_norm(interp: Interpreter, args: Args, kwargs: Kwargs) -> Tensor:
+    """`nn.utils.clip_grad_norm_(params, max_norm)`: the total 2-norm, and each `.grad`
+    scaled by max_norm / (norm + 1e-6) when that is below 1."""
+    kwargs.pop("__text__", None)
+    bound = Signature("clip_grad_norm_", "parameters, max_norm, norm_type=2.0, "
+                      "error_if_nonfinite=False, foreach=None").bind(args, kwargs)
+    params = bound["parameters"]
+    items = [params] if isinstance(params, Tensor) else list(interp.iterate(params))
+    grads = [p.grad for p in items if isinstance(p, Tensor) and p.grad is not None]
+    if not grads:
+        return Tensor(np.zeros((), dtype=np.float32), interp.ctx)
+    norms = np.array([np.sqrt(np.sum(g.data.astype(np.float32) ** 2)) for g in grads],
+                     dtype=np.float32)
+    total = np.float32(np.sqrt(np.sum(norms ** 2)))
+    coef = np.float32(bound["max_norm"]) / (total + np.float32(1e-6))
+    if coef < 1:
+        for g in grads:
+            g.data[...] = g.data * coef
+            g.bump_version()
+    return Tensor(np.asarray(total), interp.ctx)
+
+
+NN_MEMBERS["utils"] = Namespace("torch.nn.utils", {
+    "clip_grad_norm_": Builtin("torch.nn.utils.clip_grad_norm_", _clip_grad_norm)})
+
+
+def _init_functions() -> Namespace:
+    from app.language.nn_init import MEMBERS
+
+    return Namespace("torch.nn.init", MEMBERS)
+
+
+NN_MEMBERS["init"] = _init_functions()
+NN = Namespace("torch.nn", NN_MEMBERS)

@@ -1,0 +1,266 @@
+"""The values a lab program handles besides Python's numbers, strings and containers, and
+how `print` writes every value, as Python and PyTorch write it.
+
+A program never touches a real Python object it did not make itself: modules such as
+`torch` are `Namespace` tables, functions are `Builtin`s or the program's own
+`UserFunction`s, and attribute access goes through the interpreter's tables only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from engine.custom_function import FunctionNode
+from engine.dtypes import DType
+from engine.node import Node, RemovableHandle
+from engine.printing import tensor_repr
+from engine.tensor import Tensor
+
+if TYPE_CHECKING:
+    from app.language.interpreter import Frame, Interpreter
+    from app.language.program import ClassDef, FunctionDef, Lambda
+
+Value = Any
+Args = list[Value]
+Kwargs = dict[str, Value]
+Impl = Callable[["Interpreter", Args, Kwargs], Value]
+
+
+class Namespace:
+    """A module of names: `torch`, `torch.nn.functional`, `math`..."""
+
+    __slots__ = ("name", "members")
+
+    def __init__(self, name: str, members: dict[str, Value]) -> None:
+        self.name = name
+        self.members = members
+
+
+class Builtin:
+    """A function the lab implements: `torch.tanh`, `print`, `range`..."""
+
+    __slots__ = ("name", "impl")
+
+    def __init__(self, name: str, impl: Impl) -> None:
+        self.name = name
+        self.impl = impl
+
+
+class BoundMethod:
+    """`x.tanh` before it is called: the receiver and the method."""
+
+    __slots__ = ("receiver", "method")
+
+    def __init__(self, receiver: Value, method: Builtin) -> None:
+        self.receiver = receiver
+        self.method = method
+
+
+class PyType:
+    """`int`, `float`, `list`, `torch.Tensor`, `nn.Module`...: callable (to convert or make
+    one) and usable with isinstance."""
+
+    __slots__ = ("name", "check", "make")
+
+    def __init__(self, name: str, check: Callable[[Value], bool], make: Impl | None) -> None:
+        self.name = name
+        self.check = check
+        self.make = make
+
+
+class UserFunction:
+    """A `def` of the program, with the frame it was defined in."""
+
+    __slots__ = ("definition", "closure", "grad_mode", "static")
+
+    def __init__(self, definition: FunctionDef, closure: Frame | None,
+                 grad_mode: str | None = None, static: bool = False) -> None:
+        self.definition = definition
+        self.closure = closure
+        self.grad_mode = grad_mode        # "no_grad", "enable_grad", "inference_mode"
+        self.static = static
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+class LambdaFunction:
+    """A `lambda` given as an argument (a hook, a pack/unpack function...)."""
+
+    __slots__ = ("definition", "closure")
+
+    def __init__(self, definition: Lambda, closure: Frame) -> None:
+        self.definition = definition
+        self.closure = closure
+
+
+class FunctionClass:
+    """`class Name(torch.autograd.Function)`: its forward and backward."""
+
+    __slots__ = ("definition", "methods", "attributes")
+
+    def __init__(self, definition: ClassDef, methods: dict[str, UserFunction],
+                 attributes: dict[str, Value]) -> None:
+        self.definition = definition
+        self.methods = methods
+        self.attributes = attributes
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+class ContextManager:
+    """What `with` takes: grad modes, inference mode and saved-tensors hooks."""
+
+    __slots__ = ("kind", "enabled", "hooks", "previous", "label")
+
+    def __init__(self, kind: str, enabled: bool = True, hooks: Any = None,
+                 label: str = "") -> None:
+        self.kind = kind                  # grad_mode, inference_mode, saved_tensors_hooks
+        self.enabled = enabled
+        self.hooks = hooks
+        self.previous: list[Any] = []
+        self.label = label                # its class path, for its repr
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """`torch.Size`: a tuple of ints that prints as `torch.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class ReturnTypes:
+    """`torch.return_types.max(values=..., indices=...)`: a named pair that unpacks and
+    indexes like a tuple."""
+
+    __slots__ = ("kind", "values", "indices")
+
+    def __init__(self, kind: str, values: Value, indices: Value) -> None:
+        self.kind = kind
+        self.values = values
+        self.indices = indices
+
+    def items(self) -> tuple[Value, Value]:
+        return (self.values, self.indices)
+
+
+# -- printing --------------------------------------------------------------------------
+
+class Addresses:
+    """Memory addresses for reprs (`<MulBackward0 object at 0x7f...>`): one per object,
+    stable within a run; the conformance checker does not compare them."""
+
+    __slots__ = ("known",)
+
+    def __init__(self) -> None:
+        self.known: dict[int, str] = {}
+
+    def of(self, obj: object) -> str:
+        key = id(obj)
+        if key not in self.known:
+            self.known[key] = f"0x7f{0x3a0000 + 0x70 * len(self.known):08x}"
+        return self.known[key]
+
+
+def tensor_text(t: Tensor) -> str:
+    grad_fn = t.grad_fn
+    return tensor_repr(t.data, grad_fn=None if grad_fn is None else grad_fn.type_name,
+                       requires_grad=t.requires_grad and grad_fn is None,
+                       parameter=t.is_parameter)
+
+
+def py_repr(value: Value, addresses: Addresses) -> str:
+    """`repr(value)` as Python and PyTorch write it."""
+    if value is None or isinstance(value, (bool, int, float, str, range)):
+        return repr(value)
+    if isinstance(value, Tensor):
+        return tensor_text(value)
+    if isinstance(value, Size):
+        return "torch.Size([" + ", ".join(str(d) for d in value) + "])"
+    if isinstance(value, ReturnTypes):
+        return (f"torch.return_types.{value.kind}(\nvalues={py_repr(value.values, addresses)},"
+                f"\nindices={py_repr(value.indices, addresses)})")
+    if isinstance(value, list):
+        return "[" + ", ".join(py_repr(v, addresses) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(py_repr(v, addresses) for v in value)
+        return "(" + inner + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_repr(k, addresses)}: {py_repr(v, addresses)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, DType):
+        return repr(value)
+    if isinstance(value, FunctionNode):
+        return f"<{value.qualified_name} object at {addresses.of(value)}>"
+    if isinstance(value, Node):
+        return f"<{value.type_name} object at {addresses.of(value)}>"
+    return other_repr(value, addresses)
+
+
+def other_repr(value: Value, addresses: Addresses) -> str:
+    """The reprs of the lab's own objects (functions, classes, handles, modules)."""
+    at = addresses.of(value)
+    if isinstance(value, UserFunction):
+        return f"<function {value.name} at {at}>"
+    if isinstance(value, LambdaFunction):
+        return f"<function <lambda> at {at}>"
+    if isinstance(value, FunctionClass):
+        return f"<class '__main__.{value.name}'>"
+    if isinstance(value, Builtin):
+        return f"<built-in function {value.name.rsplit('.', 1)[-1]}>"
+    if isinstance(value, BoundMethod):
+        return f"<built-in method {value.method.name.rsplit('.', 1)[-1]} of object at {at}>"
+    if isinstance(value, PyType):
+        return f"<class '{value.name}'>"
+    if isinstance(value, Namespace):
+        return f"<module '{value.name}'>"
+    if isinstance(value, RemovableHandle):
+        return f"<torch.utils.hooks.RemovableHandle object at {at}>"
+    if isinstance(value, ContextManager):
+        return f"<{value.label} object at {at}>"
+    text = getattr(value, "lab_repr", None)
+    if callable(text):
+        return str(text(addresses))
+    return f"<object at {at}>"
+
+
+def py_str(value: Value, addresses: Addresses) -> str:
+    """`str(value)`: a string is itself; everything else prints as its repr."""
+    if isinstance(value, str):
+        return value
+    return py_repr(value, addresses)
+
+
+def type_name(value: Value) -> str:
+    """What Python's messages call a value's type (`'float' object ...`)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, Tensor):
+        return "Parameter" if value.is_parameter else "Tensor"
+    if isinstance(value, Size):
+        return "Size"
+    if isinstance(value, (int, float, str, list, tuple, dict, range)) or value is None:
+        return type(value).__name__
+    if isinstance(value, FunctionNode):
+        return value.node_name
+    if isinstance(value, Node):
+        return value.type_name
+    if isinstance(value, (UserFunction, LambdaFunction)):
+        return "function"
+    if isinstance(value, Builtin):
+        return "builtin_function_or_method"
+    if isinstance(value, Namespace):
+        return "module"
+    if isinstance(value, DType):
+        return "dtype"
+    name = getattr(value, "lab_type_name", None)
+    return str(name) if name else type(value).__name__

@@ -1,0 +1,182 @@
+"""The interpreter's events, turned into the document's pieces one at a time.
+
+A backward or autograd.grad call is a pass only once a node runs in it (CONTRACT §2), so a
+pass's opening pieces (`pass`, `graph`, `dependencies`) wait until its first step.
+Pops in which `autograd.grad` only captured a gradient ran no node and are not steps.
+Past `max_full_passes`, passes are summarised: their steps keep the contract's fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from pydantic import BaseModel
+
+from app.language.interpreter import (
+    PassStarted,
+    Printed,
+    ProgramError,
+    ProgramFinished,
+    RunEvent,
+    Warned,
+)
+from app.trace.document import (
+    ConsoleLine,
+    Dependencies,
+    ErrorInfo,
+    Graph,
+    GraphNode,
+    HookInfo,
+    Pass,
+    SavedValue,
+    Sent,
+    Step,
+    Trace,
+)
+from app.trace.layout import layout
+from app.trace.values import Texts, encode, encode_step
+from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
+
+Piece = BaseModel | Graph | Step | ConsoleLine
+TraceEvent = tuple[str, Piece]
+Send = Callable[[str, Piece], None]
+
+
+def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
+    places = layout(event.root, event.nodes)
+    nodes: list[GraphNode] = []
+    for n, (layer, x) in zip(event.nodes, places, strict=True):
+        nodes.append({
+            "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
+            "next": n.next_ids,
+            "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),
+            "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
+            "layer": texts.number(layer), "x": x})
+    return Graph(root=event.root, nodes=nodes)
+
+
+def _saved(s: SavedInfo, texts: Texts) -> SavedValue:
+    if s.released:
+        text = "freed"
+    elif s.is_tensor:
+        text = texts.printed(s.value) or ""
+    else:
+        text = str(s.value)
+    return {"name": s.name, "value": text, "is_tensor": s.is_tensor, "released": s.released}
+
+
+def error_info(error: ProgramError) -> ErrorInfo:
+    return ErrorInfo(kind=error.kind, type=error.type, message=error.message,  # type: ignore[arg-type]
+                     line=error.line, col=error.col, end_line=error.end_line,
+                     end_col=error.end_col)
+
+
+class PieceBuilder:
+    """Receives the run's events (`emit`) and sends the document's pieces (`send`)."""
+
+    def __init__(self, send: Send, max_full_passes: int) -> None:
+        self.send = send
+        self.max_full_passes = max_full_passes
+        self.texts = Texts()
+        self.started: PassStarted | None = None
+        self.waiting: list[TraceEvent] = []        # a pass's pieces until its first step
+        self.open = False                          # the current pass has had a step
+        self.passes = 0
+        self.summarized = False
+        self.printed: list[str] = []
+        self.console: list[ConsoleLine] = []
+
+    def emit(self, event: RunEvent) -> None:
+        if isinstance(event, NodePopped):
+            self.step(event)
+        elif isinstance(event, PassStarted):
+            self.started = event
+            self.open = False
+            self.summarized = self.passes >= self.max_full_passes
+            self.waiting = [("pass", Pass(
+                output=event.output, kind=event.kind, index=self.passes,  # type: ignore[arg-type]
+                line=event.line, iteration=event.iteration, retain_graph=event.retain_graph,
+                create_graph=event.create_graph, summarized=self.summarized))]
+        elif isinstance(event, GraphRecorded):
+            if not self.summarized:
+                self.waiting.append(("graph", graph_model(event, self.texts)))
+        elif isinstance(event, DependenciesCounted):
+            if not self.summarized:
+                self.waiting.append(("dependencies", Dependencies(
+                    dependencies=self.texts.by_id(event.dependencies))))
+        elif isinstance(event, Printed):
+            self.printed.append(event.text)
+            line = ConsoleLine(kind="print", text=event.text, line=event.line)
+            self.console.append(line)
+            self.send("console", line)
+        elif isinstance(event, Warned):
+            line = ConsoleLine(kind="warning", text=event.text, line=event.line)
+            self.console.append(line)
+            self.send("console", line)
+        elif isinstance(event, ProgramFinished):
+            self.finish(event)
+
+    def step(self, e: NodePopped) -> None:
+        if not e.ran:
+            return
+        if not self.open:
+            self.open = True
+            self.passes += 1
+            for kind, piece in self.waiting:
+                self.send(kind, piece)
+            self.waiting = []
+        if self.summarized:
+            self.send("step", cast(Step, {"name": e.name, "seq": e.seq, "leaf": e.leaf}))
+            return
+        self.send("step", self.step_model(e))
+
+    def step_model(self, e: NodePopped) -> Step:
+        """One pop as the document shows it (see Note [Trusted construction]). An error
+        points at the backward() call whose pass it ended."""
+        texts = self.texts
+        sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
+                             "value": encode_step(s.value), "text": texts.printed(s.value)}
+                            for s in e.sent]
+        step: Step = {
+            "name": e.name, "seq": texts.number(e.seq), "leaf": e.leaf,
+            "node": texts.number(e.node),
+            "grad": encode_step(e.grad), "grad_text": texts.printed(e.grad), "sent": sent,
+            "dependencies": texts.by_id(e.dependencies), "ready": e.ready, "queue": e.queue,
+            "released": e.released}
+        if e.grad_before is not None or e.grad_after is not None:   # AccumulateGrad wrote
+            step["grad_before"] = encode_step(e.grad_before)
+            step["grad_after"] = encode_step(e.grad_after)
+            step["grad_before_text"] = texts.printed(e.grad_before)
+            step["grad_after_text"] = texts.printed(e.grad_after)
+        if e.error is not None:
+            started = self.started
+            step["error"] = ErrorInfo(kind="backward", type=e.error.type_name,
+                                      message=e.error.message,
+                                      line=started.line if started else None,
+                                      col=started.col if started else None)
+        if e.hooks:
+            step["hooks"] = [_hook(h.kind, h.label, h.before, h.after, h.replaced, texts)
+                             for h in e.hooks]
+        return step
+
+    def finish(self, event: ProgramFinished) -> None:
+        self.send("done", Trace(
+            grads={name: encode(v) for name, v in event.grads.items()},
+            error=None if event.error is None else error_info(event.error),
+            printed=self.printed, console=self.console))
+
+
+def _hook(kind: str, label: str, before: Any, after: Any, replaced: bool,
+          texts: Texts) -> HookInfo:
+    return {"kind": kind, "label": label, "before": _printed(before, texts),
+            "after": _printed(after, texts), "replaced": replaced}
+
+
+def _printed(values: Any, texts: Texts) -> str | None:
+    if values is None:
+        return None
+    if isinstance(values, list):
+        return "(" + ", ".join(_printed(v, texts) or "None" for v in values) + \
+            ("," if len(values) == 1 else "") + ")"
+    return texts.printed(values)

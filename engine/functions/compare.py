@@ -1,0 +1,312 @@
+"""Comparisons, masks and the ops that choose between values: where, maximum, minimum,
+clamp. Comparisons give bool tensors, which are never differentiable (no node, no
+sequence number); the choosing ops send the gradient to the value that was chosen."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes, errors
+from engine.functions._record import (
+    Operand,
+    binary_values,
+    broadcast_shapes,
+    record,
+    result_type,
+    values_as,
+    wrap,
+)
+from engine.node import Node
+from engine.tensor import Number, Tensor, as_array
+
+COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+    "eq": operator.eq, "ne": operator.ne,
+}
+
+
+def compare(op: str, self: Tensor, other: Operand) -> Tensor:
+    """`a < b` and friends: computed in the promoted dtype, a bool tensor out."""
+    other_t = wrap(other, self)
+    dtype = result_type(self, other_t)
+    shape = broadcast_shapes(self.shape, other_t.shape)
+    self.ctx.check_elements(shape)
+    values = COMPARISONS[op](values_as(self, dtype), values_as(other_t, dtype))
+    return Tensor(as_array(values, np.dtype(np.bool_)), self.ctx)
+
+
+def logical(op: str, self: Tensor, other: Operand | None = None) -> Tensor:
+    """`&`, `|`, `^` on bool (or integer) tensors, and `~`."""
+    if op == "not":
+        if self.dtype is dtypes.bool_:
+            return Tensor(np.logical_not(self.data), self.ctx)
+        if self.is_floating_point:
+            raise errors.TorchError("TypeError", errors.BITWISE_NOT_FLOAT)
+        return Tensor(as_array(np.invert(self.data), self.data.dtype), self.ctx)
+    assert other is not None
+    other_t = wrap(other, self)
+    dtype = result_type(self, other_t)
+    if dtype.is_floating_point:
+        raise errors.TorchError("RuntimeError", errors.bitwise_on_float(op))
+    kernel = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}[op]
+    return Tensor(binary_values(kernel, self, other_t, dtype), self.ctx)
+
+
+class WhereBackward0(Node):
+    """where(condition, self, other): other gets grad where the condition is False,
+    self where it is True (the condition has no edge)."""
+
+    name = "WhereBackward0"
+    saved_names = ("condition",)
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        condition = self.saved_value("condition")
+        grad_other = (_where_values(~condition, grad) if self.needs_input_grad(1) else None)
+        grad_self = _where_values(condition, grad) if self.needs_input_grad(0) else None
+        return [grad_self, grad_other]
+
+
+def wrap_mask(mask: np.ndarray, like: Tensor) -> Tensor:
+    return Tensor(np.asarray(mask, dtype=np.bool_), like.ctx)
+
+
+def _where_values(condition: np.ndarray, grad: Tensor) -> Tensor:
+    """`where(condition, grad, 0)`, recorded under create_graph."""
+    shape = broadcast_shapes(condition.shape, grad.shape)
+    values = as_array(np.where(condition, np.broadcast_to(grad.data, shape),
+                               grad.dtype.numpy.type(0)), grad.dtype.numpy)
+    out, node = record(WhereBackward0, [grad, None], values, grad)
+    if node:
+        node.save("condition", np.broadcast_to(condition, shape))
+    return out
+
+
+def where(condition: Tensor, self: Operand, other: Operand) -> Tensor:
+    """`torch.where(condition, x, y)`: x where the condition holds, else y."""
+    if condition.dtype is not dtypes.bool_:
+        raise errors.TorchError("RuntimeError", errors.WHERE_CONDITION)
+    like = self if isinstance(self, Tensor) else other if isinstance(other, Tensor) else None
+    assert like is not None, "torch.where with two numbers"
+    x, y = wrap(self, like), wrap(other, like)
+    dtype = result_type(x, y)
+    shape = broadcast_shapes(broadcast_shapes(condition.shape, x.shape), y.shape)
+    like.ctx.check_elements(shape)
+    values = as_array(np.where(condition.data, values_as(x, dtype), values_as(y, dtype)),
+                      dtype.numpy)
+    out, node = record(WhereBackward0, [x, y], values, like)
+    if node:
+        node.save("condition", np.broadcast_to(condition.data, shape))
+    return out
+
+
+class _Choose(Node):
+    """maximum / minimum: the chosen input gets the gradient; on a tie each gets half."""
+
+    saved_names = ("other", "self")
+    picks_larger = True
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        from engine.functions.arithmetic import div_scalar
+
+        (grad,) = grads
+        assert grad is not None
+        a, b = self.saved_value("self").data, self.saved_value("other").data
+        grad_other = grad_self = None
+        if self.needs_input_grad(1):
+            share = where(wrap_mask(a == b, grad), div_scalar(grad, 2), grad)
+            loses = a > b if self.picks_larger else a < b
+            grad_other = _where_values(~loses, share)
+        if self.needs_input_grad(0):
+            share = where(wrap_mask(a == b, grad), div_scalar(grad, 2), grad)
+            loses = a < b if self.picks_larger else a > b
+            grad_self = _where_values(~loses, share)
+        return [grad_self, grad_other]
+
+
+class MaximumBackward0(_Choose):
+    name = "MaximumBackward0"
+
+
+class MinimumBackward0(_Choose):
+    name = "MinimumBackward0"
+    picks_larger = False
+
+
+def _choose(node_type: type[_Choose], kernel: Any, self: Tensor, other: Tensor) -> Tensor:
+    if not isinstance(other, Tensor):
+        raise errors.not_a_tensor_argument(node_type.name.removesuffix("Backward0").lower(),
+                                           "other", 2, other)
+    dtype = result_type(self, other)
+    out, node = record(node_type, [self, other], binary_values(kernel, self, other, dtype),
+                       self)
+    if node:
+        node.save("self", self)
+        node.save("other", other)
+    return out
+
+
+def maximum(self: Tensor, other: Tensor) -> Tensor:
+    return _choose(MaximumBackward0, np.maximum, self, other)
+
+
+def minimum(self: Tensor, other: Tensor) -> Tensor:
+    return _choose(MinimumBackward0, np.minimum, self, other)
+
+
+class ClampBackward1(Node):
+    """clamp(self, min, max) with number bounds: grad where min <= self <= max, else 0
+    (the bounds themselves pass the gradient)."""
+
+    name = "ClampBackward1"
+    saved_names = ("max", "min", "self")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        x = self.saved_value("self").data
+        low, high = self.saved_value("min"), self.saved_value("max")
+        inside = np.ones(x.shape, dtype=bool)
+        if low is not None:
+            inside &= x >= low
+        if high is not None:
+            inside &= x <= high
+        return [_where_values(inside, grad)]
+
+
+class ClampBackward0(Node):
+    """clamp(self, min, max) with tensor bounds: each bound gets the gradient where it
+    was chosen, self where it stayed inside."""
+
+    name = "ClampBackward0"
+    saved_names = ("max", "min", "self")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        x = self.saved_value("self").data
+        low, high = self.saved_value("min"), self.saved_value("max")
+        low_v = low.data if low is not None else None
+        high_v = high.data if high is not None else None
+        below = x < low_v if low_v is not None else np.zeros(x.shape, bool)
+        above = x > high_v if high_v is not None else np.zeros(x.shape, bool)
+        if low_v is not None and high_v is not None:
+            below = below & ~(low_v > high_v)
+            above = above | (low_v > high_v)
+        out: list[Tensor | None] = [_where_values(~(below | above), grad)]
+        if len(self.next_edges) > 1:
+            out.append(_where_values(below, grad) if self.needs_input_grad(1) else None)
+        if len(self.next_edges) > 2:
+            out.append(_where_values(above, grad) if self.needs_input_grad(2) else None)
+        return out
+
+
+class ClampMinBackward0(Node):
+    name = "ClampMinBackward0"
+    saved_names = ("min", "self")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        return [_where_values(self.saved_value("self").data >= self.saved_value("min"), grad)]
+
+
+class ClampMaxBackward0(Node):
+    name = "ClampMaxBackward0"
+    saved_names = ("max", "self")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        return [_where_values(self.saved_value("self").data <= self.saved_value("max"), grad)]
+
+
+def _clamp_values(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
+    out = x
+    if low is not None:
+        out = np.maximum(out, low)
+    if high is not None:
+        out = np.minimum(out, high)   # min wins when min > max, as in PyTorch
+    return out
+
+
+def clamp(self: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:
+    """`x.clamp(min, max)`: numbers record ClampBackward1, tensors ClampBackward0."""
+    if min is None and max is None:
+        raise errors.TorchError("RuntimeError", errors.CLAMP_NO_BOUNDS)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        low = wrap(min, self) if min is not None else None
+        high = wrap(max, self) if max is not None else None
+        dtype = result_type(*(t for t in (self, low, high) if t is not None))
+        values = _clamp_values(values_as(self, dtype),
+                               values_as(low, dtype) if low is not None else None,
+                               values_as(high, dtype) if high is not None else None)
+        bounds = [t for t in (low, high) if t is not None]
+        out, node = record(ClampBackward0, [self, *bounds], as_array(values, dtype.numpy), self)
+        if node:
+            node.save("self", self)
+            node.save("min", low)
+            node.save("max", high)
+        return out
+    dtype = result_type(self, *(wrap(b, self) for b in (min, max) if b is not None))
+    x = values_as(self, dtype)
+    values = _clamp_values(x, _bound(min, dtype), _bound(max, dtype))
+    out, node1 = record(ClampBackward1, [self], as_array(values, dtype.numpy), self)
+    if node1:
+        node1.save("self", self)
+        node1.save("min", min)
+        node1.save("max", max)
+    return out
+
+
+def _bound(b: Number | None, dtype: dtypes.DType) -> Any:
+    return None if b is None else dtype.numpy.type(b)
+
+
+def clamp_min(self: Tensor, min: Number) -> Tensor:
+    values = _clamp_values(self.data, _bound(min, self.dtype), None)
+    out, node = record(ClampMinBackward0, [self], as_array(values, self.data.dtype), self)
+    if node:
+        node.save("self", self)
+        node.save("min", min)
+    return out
+
+
+def clamp_max(self: Tensor, max: Number) -> Tensor:
+    values = _clamp_values(self.data, None, _bound(max, self.dtype))
+    out, node = record(ClampMaxBackward0, [self], as_array(values, self.data.dtype), self)
+    if node:
+        node.save("self", self)
+        node.save("max", max)
+    return out
+
+
+class MaskedFillBackward0(Node):
+    """masked_fill(mask, value): the filled places get no gradient."""
+
+    name = "MaskedFillBackward0"
+    saved_names = ("mask",)
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        return [_where_values(~self.saved_value("mask"), grad)]
+
+
+def masked_fill(self: Tensor, mask: Tensor, value: Number) -> Tensor:
+    if mask.dtype is not dtypes.bool_:
+        raise errors.TorchError("RuntimeError", "masked_fill_ only supports boolean masks, but "
+                                f"got mask with dtype {errors.legacy_name(mask.dtype).lower()}")
+    shape = broadcast_shapes(self.shape, mask.shape)
+    if shape != self.shape:
+        raise errors.TorchError("RuntimeError", errors.inplace_shape(self.shape, shape))
+    values = np.where(mask.data, self.dtype.numpy.type(value), self.data)
+    out, node = record(MaskedFillBackward0, [self], as_array(values, self.data.dtype), self)
+    if node:
+        node.save("mask", np.broadcast_to(mask.data, shape))
+    return out

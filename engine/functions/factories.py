@@ -1,0 +1,143 @@
+"""Factories: zeros, ones, full, arange, linspace, eye, empty, the `*_like` forms, and the
+random ones (rand, randn, randint, randperm), which draw from the run's generator exactly
+as PyTorch's CPU generator draws (engine/random.py). A factory's tensor is a leaf; with
+`requires_grad=True` it is one that requires grad."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes, errors, random
+from engine.context import AutogradContext
+from engine.dtypes import DType
+from engine.tensor import Number, Tensor, set_requires_grad
+
+Shape = tuple[int, ...]
+
+
+def check_shape(shape: Shape) -> None:
+    for d in shape:
+        if d < 0:
+            dims = ", ".join(str(x) for x in shape)
+            raise errors.TorchError("RuntimeError", f"Trying to create tensor with negative "
+                                    f"dimension {d}: [{dims}]")
+
+
+def _leaf(values: np.ndarray, ctx: AutogradContext, requires_grad: bool) -> Tensor:
+    out = Tensor(values, ctx)
+    if requires_grad:
+        set_requires_grad(out, True)
+    return out
+
+
+def filled(ctx: AutogradContext, shape: Shape, value: Number | bool, dtype: DType | None,
+           requires_grad: bool = False) -> Tensor:
+    """`torch.full(shape, value)`; zeros and ones are `filled` with 0 and 1 in float32
+    unless told otherwise. `full` infers its dtype from the value (int64 for an int)."""
+    check_shape(shape)
+    ctx.check_elements(shape)
+    if dtype is None:
+        dtype = dtypes.number_dtype(value)
+    return _leaf(np.full(shape, value, dtype=dtype.numpy), ctx, requires_grad)
+
+
+def zeros(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
+          requires_grad: bool = False) -> Tensor:
+    return filled(ctx, shape, 0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+
+
+def ones(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
+         requires_grad: bool = False) -> Tensor:
+    return filled(ctx, shape, 1, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
+
+
+def like(t: Tensor, value: Number, dtype: DType | None = None,
+         requires_grad: bool = False) -> Tensor:
+    """`zeros_like(t)` / `ones_like(t)` / `full_like(t, v)`: t's shape and dtype."""
+    return filled(t.ctx, t.shape, value, dtype or t.dtype, requires_grad)
+
+
+def arange(ctx: AutogradContext, start: Number, end: Number | None = None, step: Number = 1,
+           dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """`torch.arange`: int64 when every bound is an int, else float32; each value is
+    `start + i * step` computed in double, then stored in the dtype."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise errors.TorchError("RuntimeError", "step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise errors.TorchError("RuntimeError", errors.ARANGE_BOUNDS)
+    if dtype is None:
+        all_int = all(isinstance(v, int) for v in (start, end, step))
+        dtype = dtypes.int64 if all_int else dtypes.DEFAULT_FLOAT
+    length = max(0, math.ceil((end - start) / step))
+    ctx.check_elements((length,))
+    values = (float(start) + np.arange(length, dtype=np.float64) * float(step)
+              if dtype.is_floating_point else start + np.arange(length, dtype=np.int64) * step)
+    return _leaf(np.asarray(values).astype(dtype.numpy), ctx, requires_grad)
+
+
+def linspace(ctx: AutogradContext, start: Number, end: Number, steps: int,
+             dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """`torch.linspace`: the first half counted up from start, the second half down
+    from end, as PyTorch's kernel does (so both ends are exact)."""
+    if steps < 0:
+        raise errors.TorchError("RuntimeError", "number of steps must be non-negative")
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    ctx.check_elements((steps,))
+    t = dtype.numpy.type
+    values = np.empty(steps, dtype=dtype.numpy)
+    if steps == 1:
+        values[0] = t(start)
+    elif steps > 1:
+        step = (t(end) - t(start)) / t(steps - 1)
+        half = steps // 2
+        for i in range(steps):
+            values[i] = (t(start) + step * t(i) if i < half
+                         else t(end) - step * t(steps - i - 1))
+    return _leaf(values, ctx, requires_grad)
+
+
+def eye(ctx: AutogradContext, n: int, m: int | None = None, dtype: DType | None = None,
+        requires_grad: bool = False) -> Tensor:
+    m = n if m is None else m
+    check_shape((n, m))
+    ctx.check_elements((n, m))
+    return _leaf(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).numpy), ctx,
+                 requires_grad)
+
+
+def rand(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
+         requires_grad: bool = False) -> Tensor:
+    check_shape(shape)
+    ctx.check_elements(shape)
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    return _leaf(random.rand(ctx.generator, shape, dtype.numpy), ctx, requires_grad)
+
+
+def randn(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
+          requires_grad: bool = False) -> Tensor:
+    check_shape(shape)
+    ctx.check_elements(shape)
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    return _leaf(random.randn(ctx.generator, shape, dtype.numpy), ctx, requires_grad)
+
+
+def randint(ctx: AutogradContext, low: int, high: int, shape: Shape,
+            dtype: DType | None = None) -> Tensor:
+    check_shape(shape)
+    ctx.check_elements(shape)
+    values = random.randint(ctx.generator, low, high, shape)
+    return Tensor(values.astype((dtype or dtypes.int64).numpy), ctx)
+
+
+def randperm(ctx: AutogradContext, n: int) -> Tensor:
+    ctx.check_elements((n,))
+    return Tensor(np.asarray(random.randperm(ctx.generator, n), dtype=np.int64), ctx)
+
+
+def values_of(data: Any, dtype: DType) -> np.ndarray:
+    return np.asarray(data, dtype=dtype.numpy)

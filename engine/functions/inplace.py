@@ -1,0 +1,300 @@
+"""In-place ops: `x.add_(1)`, `x += 1`, `x.zero_()`, `x[0] = v`, and the version counter.
+
+# Note [In-place ops]
+An in-place op computes its result as the out-of-place op would, from the tensor as it
+was (saving a copy of it where its backward needs the old values, as PyTorch's generated
+code saves `original_self`), writes the result into the tensor's own values and bumps its
+version. If the op is recorded, the tensor's history is rebased onto the new node: the
+same tensor object now has `grad_fn` = that node, whose edge leads to the old `grad_fn`.
+
+Two checks come first, with PyTorch's messages: a leaf that requires grad may change in
+place only under no_grad, and an inference tensor only inside inference_mode.
+
+A tensor that is a view (of `base`) is rebased through its base: the base's new grad_fn is
+a CopySlices node that runs the op's node on the view's part of the gradient, and the
+view's own grad_fn becomes an AsStridedBackward0 onto that (PyTorch regenerates it at
+once, so the sequence numbers are: the op's node, CopySlices, AsStridedBackward0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine import errors
+from engine.functions._record import broadcast_shapes, record, wrap, zeros_like
+from engine.node import InputMetadata, Node, gradient_edge
+from engine.tensor import Number, Tensor
+
+
+def check_inplace(self: Tensor) -> None:
+    ctx = self.ctx
+    if self.is_leaf and self.requires_grad and ctx.grad_mode:
+        raise errors.TorchError("RuntimeError", errors.LEAF_INPLACE)
+    if self.is_inference and not ctx.inference_mode:
+        raise errors.TorchError("RuntimeError", errors.INFERENCE_INPLACE)
+    if self.base is not None and self.base.is_leaf and self.base.requires_grad \
+            and ctx.grad_mode:
+        raise errors.TorchError("RuntimeError", errors.LEAF_VIEW_INPLACE)
+
+
+def _as_before(self: Tensor) -> Tensor:
+    """The tensor as it was: its history, and a copy of its values (its own counter)."""
+    before = Tensor(self.data.copy(), self.ctx, grad_fn=self.grad_fn,
+                    output_nr=self.output_nr)
+    before.requires_grad = self.requires_grad
+    before._grad_accumulator = self._grad_accumulator
+    return before
+
+
+def _write(self: Tensor, result: Tensor) -> None:
+    if result.shape != self.shape:
+        raise errors.TorchError("RuntimeError", errors.inplace_shape(self.shape, result.shape))
+    if result.dtype.category > self.dtype.category:
+        raise errors.TorchError("RuntimeError", errors.cannot_cast(result.dtype, self.dtype))
+    if not self.data.flags.writeable:
+        raise errors.TorchError("RuntimeError", errors.INPLACE_OVERLAP)
+    self.data[...] = result.data.astype(self.data.dtype)
+
+
+def inplace(self: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """`self.op_(...)`: see Note [In-place ops]. `compute` is the out-of-place op."""
+    check_inplace(self)
+    result = compute(_as_before(self))
+    _write(self, result)
+    self.bump_version()
+    if result.grad_fn is not None:
+        rebase_history(self, result.grad_fn)
+    return self
+
+
+def rebase_history(self: Tensor, node: Node) -> None:
+    """Make `node` the tensor's grad_fn (through its base for a view)."""
+    for saved in node.saved.values():
+        if saved.is_tensor and saved.is_output:      # the result is the tensor itself now
+            saved.value = Tensor(self.data, self.ctx)
+            saved.value.version_counter = self.version_counter
+            saved.saved_version = self.version
+    node.input_metadata = [InputMetadata(self.shape, self.dtype)]
+    if self.base is None:
+        self.grad_fn = node
+        self.output_nr = 0
+        self.requires_grad = True
+        return
+    base = self.base
+    copy_slices = CopySlices(base, self, node)
+    base.grad_fn = copy_slices
+    base.output_nr = 0
+    base.requires_grad = True
+    regenerated = AsStridedBackward0(self.ctx, [base])
+    regenerated.save("_geometry", view_geometry(self))
+    regenerated.input_metadata = [InputMetadata(self.shape, self.dtype)]
+    self.grad_fn = regenerated
+    self.output_nr = 0
+    self.requires_grad = True
+
+
+def view_geometry(view: Tensor) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(sizes, strides, storage offset) of a view within its base's values, in elements."""
+    assert view.base is not None
+    base = view.base.data
+    item = base.itemsize
+    offset = (view.data.__array_interface__["data"][0]
+              - base.__array_interface__["data"][0]) // item
+    return view.shape, tuple(s // item for s in view.data.strides), int(offset)
+
+
+def _strided(values: np.ndarray, geometry: tuple[tuple[int, ...], tuple[int, ...], int]
+             ) -> np.ndarray:
+    shape, strides, offset = geometry
+    flat = values.reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape,
+                                           tuple(s * values.itemsize for s in strides))
+
+
+class CopySlices(Node):
+    """An in-place op on a view, seen from the base: the base's gradient with the view's
+    part replaced by what the op's node makes of that part."""
+
+    name = "torch::autograd::CopySlices"
+    __slots__ = ("fn", "geometry", "base_shape")
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
+        super().__init__(base.ctx, [base])
+        self.next_edges = [gradient_edge(base), *fn.next_edges[1:]]
+        self.fn = fn
+        self.geometry = view_geometry(view)
+        self.base_shape = base.shape
+        self.input_metadata = [InputMetadata(base.shape, base.dtype)]
+
+    @property
+    def type_name(self) -> str:
+        return "CopySlices"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        result = np.array(np.broadcast_to(grad.data, self.base_shape), copy=True)
+        part = _strided(result, self.geometry)
+        inner = self.fn.apply([Tensor(np.array(part, copy=True), grad.ctx)])
+        if inner[0] is None:
+            part[...] = 0
+        else:
+            part[...] = np.broadcast_to(inner[0].data, part.shape)
+        return [Tensor(result, grad.ctx), *inner[1:]]
+
+    def release_variables(self) -> list[str]:
+        return self.fn.release_variables()
+
+
+class AsStridedBackward0(Node):
+    """A view's grad_fn regenerated after an in-place op on it: the gradient placed in
+    zeros of the base's shape at the view's place."""
+
+    name = "AsStridedBackward0"
+    saved_names = ("size", "storage_offset", "stride")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        edge = self.next_edges[0]
+        assert edge is not None
+        shape = edge.function.input_metadata[edge.input_nr].shape
+        values = np.zeros(shape, dtype=grad.dtype.numpy)
+        part = _strided(values, self.saved_value("_geometry"))
+        part += np.broadcast_to(grad.data, part.shape)
+        return [Tensor(values, grad.ctx)]
+
+
+class CopyBackwards(Node):
+    """copy_(src): self (overwritten) gets zeros, src gets the gradient."""
+
+    name = "torch::autograd::CopyBackwards"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        grad_self = zeros_like(grad) if self.needs_input_grad(0) else None
+        return [grad_self, grad if self.needs_input_grad(1) else None]
+
+
+def copy_(self: Tensor, src: Tensor | Number) -> Tensor:
+    """`self.copy_(src)`: src's values (broadcast, cast) written into self."""
+    source = wrap(src, self)
+
+    def compute(before: Tensor) -> Tensor:
+        shape = broadcast_shapes(self.shape, source.shape)
+        if shape != self.shape:
+            raise errors.TorchError("RuntimeError", errors.inplace_shape(self.shape, shape))
+        values = np.array(np.broadcast_to(source.data, self.shape), dtype=self.data.dtype)
+        out, _ = record(CopyBackwards, [before, source], values, before)
+        return out
+
+    check_inplace(self)
+    result = compute(_as_before(self))
+    self.data[...] = result.data
+    self.bump_version()
+    if result.grad_fn is not None:
+        rebase_history(self, result.grad_fn)
+    return self
+
+
+class FillBackward0(Node):
+    """fill_(number) / zero_(): the old values are gone, so the gradient is zeros."""
+
+    name = "FillBackward0"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        return [zeros_like(grad)]
+
+
+class ZeroBackward0(FillBackward0):
+    name = "ZeroBackward0"
+
+
+def fill_(self: Tensor, value: Number, node_type: type[Node] = FillBackward0) -> Tensor:
+    def compute(before: Tensor) -> Tensor:
+        out, _ = record(node_type, [before], np.full(self.shape, value, dtype=self.data.dtype),
+                        before)
+        return out
+
+    return inplace(self, compute)
+
+
+def zero_(self: Tensor) -> Tensor:
+    return fill_(self, 0, ZeroBackward0)
+
+
+def setitem(self: Tensor, index: Any, value: Tensor | Number) -> None:
+    """`self[index] = value`: a basic index copies into the view it selects (CopySlices);
+    integer or bool tensors write in place with index_put_ (IndexPutBackward0)."""
+    from engine.functions.indexing import getitem
+
+    parts = list(index) if isinstance(index, tuple) else [index]
+    if any(isinstance(p, (Tensor, list)) for p in parts):
+        index_put_(self, parts, value)
+        return
+    check_inplace(self)
+    target = getitem(self, index)
+    if target is self:
+        copy_(self, value)
+        return
+    copy_(target, wrap(value, self))
+
+
+class IndexPutBackward0(Node):
+    """index_put_: the written places get zeros, values get the gradient there."""
+
+    name = "IndexPutBackward0"
+    saved_names = ("indices",)
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        key = self.saved_value("indices")
+        grad_self = None
+        if self.needs_input_grad(0):
+            kept = np.array(grad.data, copy=True)
+            kept[key] = 0
+            grad_self = Tensor(kept, grad.ctx)
+        grad_values = None
+        if len(self.next_edges) > 1 and self.needs_input_grad(1):
+            grad_values = Tensor(np.array(grad.data[key]), grad.ctx)
+        return [grad_self, grad_values]
+
+
+def index_put_(self: Tensor, parts: list[Any], value: Tensor | Number) -> None:
+    key = tuple(p.data if isinstance(p, Tensor) else np.asarray(p) if isinstance(p, list)
+                else p for p in parts)
+    source = wrap(value, self)
+
+    def compute(before: Tensor) -> Tensor:
+        values = np.array(before.data, copy=True)
+        try:
+            values[key] = source.data.astype(values.dtype)
+        except (IndexError, ValueError) as e:
+            raise errors.TorchError("IndexError", str(e)) from None
+        out, node = record(IndexPutBackward0, [before, source], values, before)
+        if node:
+            node.save("indices", key)
+        return out
+
+    inplace(self, compute)
+
+
+def arithmetic_(op: Callable[[Tensor, Any], Tensor], self: Tensor, other: Any) -> Tensor:
+    """`self += other` and `self.add_(other)`: the op's result written into self."""
+    return inplace(self, lambda before: op(before, other))
+
+
+def random_fill(self: Tensor, values: np.ndarray) -> Tensor:
+    """uniform_, normal_, random_ and friends: new values drawn, no history recorded
+    (PyTorch's derivative for them is zeros, and they are used on fresh tensors)."""
+    check_inplace(self)
+    self.data[...] = values.astype(self.data.dtype)
+    self.bump_version()
+    return self

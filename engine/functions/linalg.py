@@ -1,0 +1,253 @@
+"""Matrix products for operands up to 2-D: mm, mv, dot, addmm, and `@` (matmul), which
+picks one of them by the operands' dimensions as PyTorch's `matmul` does:
+1-D @ 1-D is dot, 2-D @ 2-D is mm, 2-D @ 1-D is mv, and 1-D @ 2-D is
+`unsqueeze(0)`, mm, then an in-place `squeeze_(0)` (SqueezeBackward4)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import errors
+from engine.functions._record import record
+from engine.functions.arithmetic import mul
+from engine.node import Node
+from engine.tensor import Tensor, as_array
+
+
+def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`a @ b` (a 2-D, b 1-D or 2-D) with PyTorch's signed zeros: BLAS starts each sum
+    from its first product, so an entry whose products are all -0.0 is -0.0, where
+    numpy's loops start from +0.0. (The values otherwise agree with MKL's within float32
+    rounding; its summation order depends on the shapes and is not reproduced.)"""
+    out = np.asarray(a @ b, dtype=a.dtype)
+    zeros = out == 0
+    if zeros.any() and a.size * (b.shape[-1] if b.ndim == 2 else 1) <= SIGN_FIX_LIMIT:
+        columns = b if b.ndim == 2 else b[:, None]
+        products = a[:, :, None] * columns[None, :, :]          # (m, k, n)
+        negative = np.all((products == 0) & np.signbit(products), axis=1)
+        out = np.where(zeros & negative.reshape(out.shape), out.dtype.type(-0.0), out)
+    return np.asarray(out, dtype=a.dtype)
+
+
+SIGN_FIX_LIMIT = 1_000_000       # m * k * n products looked at for the signs of zeros
+
+
+def _same_dtype(op: str, tensors: list[Tensor]) -> None:
+    names = [t.dtype for t in tensors]
+    if any(d is not names[0] for d in names):
+        raise errors.TorchError("RuntimeError", errors.mixed_dtypes(op, tensors))
+
+
+def _column_major(t: Tensor) -> bool:
+    """Strides (1, rows): a transposed matrix, for which PyTorch's mm backward computes
+    the gradient transposed (mm_mat1_backward / mm_mat2_backward)."""
+    if t.ndim != 2:
+        return False
+    strides = tuple(s // t.data.itemsize for s in t.data.strides)
+    return strides[0] == 1 and strides[1] == t.shape[0]
+
+
+def mm_mat1_backward(grad: Tensor, mat2: Tensor, mat1_column_major: bool) -> Tensor:
+    from engine.functions.shape import t
+
+    if mat1_column_major:
+        return t(mm(mat2, t(grad)))
+    return mm(grad, t(mat2))
+
+
+def mm_mat2_backward(grad: Tensor, mat1: Tensor, mat2_column_major: bool) -> Tensor:
+    from engine.functions.shape import t
+
+    if mat2_column_major:
+        return t(mm(t(grad), mat1))
+    return mm(t(mat1), grad)
+
+
+class MmBackward0(Node):
+    """self @ mat2: mat2 gets self.t() @ grad, then self gets grad @ mat2.t()."""
+
+    name = "MmBackward0"
+    saved_names = ("mat2", "self")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        grad_mat2 = grad_self = None
+        if self.needs_input_grad(1):
+            grad_mat2 = mm_mat2_backward(grad, self.saved_value("self"),
+                                         self.saved_value("_mat2_column_major"))
+        if self.needs_input_grad(0):
+            grad_self = mm_mat1_backward(grad, self.saved_value("mat2"),
+                                         self.saved_value("_self_column_major"))
+        return [grad_self, grad_mat2]
+
+
+def mm(self: Tensor, mat2: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise errors.TorchError("RuntimeError", "self must be a matrix")
+    if mat2.ndim != 2:
+        raise errors.TorchError("RuntimeError", "mat2 must be a matrix")
+    if self.shape[1] != mat2.shape[0]:
+        raise errors.TorchError("RuntimeError", errors.mm_shapes(self.shape, mat2.shape))
+    _same_dtype("mm", [self, mat2])
+    self.ctx.check_elements((self.shape[0], mat2.shape[1]))
+    values = product_values(self.data, mat2.data)
+    out, node = record(MmBackward0, [self, mat2], values, self)
+    if node:
+        if node.needs_input_grad(0):
+            node.save("mat2", mat2)
+        if node.needs_input_grad(1):
+            node.save("self", self)
+        node.save("_self_column_major", _column_major(self))
+        node.save("_mat2_column_major", _column_major(mat2))
+    return out
+
+
+class AddmmBackward0(Node):
+    """beta * self + mat1 @ mat2 (nn.Linear on a batch): mat1 and mat2 as in mm, and
+    self (the bias) gets the gradient, summed back to its shape."""
+
+    name = "AddmmBackward0"
+    saved_names = ("alpha", "beta", "mat1", "mat2")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        grad_mat1 = grad_mat2 = None
+        if self.needs_input_grad(1):
+            grad_mat1 = mm_mat1_backward(grad, self.saved_value("mat2"),
+                                         self.saved_value("_mat1_column_major"))
+        if self.needs_input_grad(2):
+            grad_mat2 = mm_mat2_backward(grad, self.saved_value("mat1"),
+                                         self.saved_value("_mat2_column_major"))
+        return [grad if self.needs_input_grad(0) else None, grad_mat1, grad_mat2]
+
+
+def addmm(self: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    if mat1.ndim != 2 or mat2.ndim != 2 or mat1.shape[1] != mat2.shape[0]:
+        raise errors.TorchError("RuntimeError", errors.mm_shapes(mat1.shape, mat2.shape))
+    _same_dtype("addmm", [self, mat1, mat2])
+    product = product_values(mat1.data, mat2.data)
+    from engine.functions._record import broadcast_shapes
+
+    if broadcast_shapes(self.shape, product.shape) != product.shape:
+        raise errors.TorchError("RuntimeError", errors.addmm_bias(self.shape, product.shape))
+    values = as_array(product + self.data, self.data.dtype)
+    out, node = record(AddmmBackward0, [self, mat1, mat2], values, mat1)
+    if node:
+        node.save("alpha", 1)
+        node.save("beta", 1)
+        if node.needs_input_grad(2):
+            node.save("mat1", mat1)
+        if node.needs_input_grad(1):
+            node.save("mat2", mat2)
+        node.save("_mat1_column_major", _column_major(mat1))
+        node.save("_mat2_column_major", _column_major(mat2))
+    return out
+
+
+class MvBackward0(Node):
+    """self @ vec: self gets the outer product grad ⊗ vec, vec gets self.t() @ grad."""
+
+    name = "MvBackward0"
+    saved_names = ("self", "vec")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        from engine.functions.shape import t, unsqueeze
+
+        (grad,) = grads
+        assert grad is not None
+        grad_self = grad_vec = None
+        if self.needs_input_grad(0):
+            vec = self.saved_value("vec")
+            grad_self = mul(unsqueeze(grad, 1), unsqueeze(vec, 0))
+        if self.needs_input_grad(1):
+            grad_vec = mv(t(self.saved_value("self")), grad)
+        return [grad_self, grad_vec]
+
+
+def mv(self: Tensor, vec: Tensor) -> Tensor:
+    if self.ndim != 2 or vec.ndim != 1 or self.shape[1] != vec.shape[0]:
+        raise errors.TorchError("RuntimeError", errors.mv_shapes(self.shape, vec.shape))
+    _same_dtype("addmv", [vec, self, vec])
+    values = product_values(self.data, vec.data)
+    out, node = record(MvBackward0, [self, vec], values, self)
+    if node:
+        if node.needs_input_grad(0):
+            node.save("vec", vec)
+        if node.needs_input_grad(1):
+            node.save("self", self)
+    return out
+
+
+class DotBackward0(Node):
+    """self · tensor: self gets grad * tensor, tensor gets grad * self."""
+
+    name = "DotBackward0"
+    saved_names = ("self", "tensor")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        grad_self = mul(grad, self.saved_value("tensor")) if self.needs_input_grad(0) else None
+        grad_other = mul(grad, self.saved_value("self")) if self.needs_input_grad(1) else None
+        return [grad_self, grad_other]
+
+
+def dot(self: Tensor, other: Tensor) -> Tensor:
+    if self.ndim != 1 or other.ndim != 1:
+        raise errors.TorchError("RuntimeError", errors.dot_dims(self.ndim, other.ndim))
+    if self.shape != other.shape:
+        raise errors.TorchError("RuntimeError", errors.dot_sizes(self.shape, other.shape))
+    if self.dtype is not other.dtype:
+        raise errors.TorchError("RuntimeError", errors.dot_dtypes(self.dtype, other.dtype))
+    values = as_array(np.dot(self.data, other.data), self.data.dtype)
+    out, node = record(DotBackward0, [self, other], values, self)
+    if node:
+        if node.needs_input_grad(0):
+            node.save("tensor", other)
+        if node.needs_input_grad(1):
+            node.save("self", self)
+    return out
+
+
+class SqueezeBackward4(Node):
+    """squeeze_(dim), in place: the gradient unsqueezed back at dim."""
+
+    name = "SqueezeBackward4"
+    saved_names = ("dim",)
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        from engine.functions.shape import unsqueeze
+
+        (grad,) = grads
+        assert grad is not None
+        return [unsqueeze(grad, self.saved_value("dim"))]
+
+
+def matmul(self: Tensor, other: Tensor) -> Tensor:
+    """`self @ other` for operands up to 2-D."""
+    from engine.functions.shape import unsqueeze
+
+    if self.ndim == 0 or other.ndim == 0:
+        raise errors.TorchError("RuntimeError", errors.matmul_0d(self.ndim, other.ndim))
+    if self.ndim > 2 or other.ndim > 2:
+        raise errors.TorchError("RuntimeError", errors.MATMUL_BATCHED)
+    if self.ndim == 1 and other.ndim == 1:
+        return dot(self, other)
+    if self.ndim == 2 and other.ndim == 1:
+        return mv(self, other)
+    if self.ndim == 2:
+        return mm(self, other)
+    row = mm(unsqueeze(self, 0), other)
+    values = row.data[0, ...]
+    out, node = record(SqueezeBackward4, [row], values, row)
+    if node:
+        node.save("dim", 0)
+    return out
+
+
+def outer(self: Tensor, vec2: Tensor) -> Tensor:
+    from engine.functions.shape import unsqueeze
+
+    return mul(unsqueeze(self, 1), unsqueeze(vec2, 0))

@@ -1,0 +1,120 @@
+"""torch.optim's update rules, as PyTorch's single-tensor implementations compute them
+(torch/optim/sgd.py `_single_tensor_sgd`, adam.py `_single_tensor_adam`), on CPU tensors.
+
+Each step changes the parameters in place under no_grad, bumping their versions as
+PyTorch's in-place ops do. PyTorch's kernels compute `a + alpha * b` with one fused
+multiply-add; the lab computes it in float64 and rounds once (`_fma`), which gives the
+same float32 result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.tensor import Tensor
+
+
+def _fma(a: np.ndarray, alpha: float, b: np.ndarray) -> np.ndarray:
+    """`a + alpha * b` rounded once to a's dtype (alpha taken in that dtype first)."""
+    dt = a.dtype
+    scale = np.float64(dt.type(alpha))
+    return (a.astype(np.float64) + scale * b.astype(np.float64)).astype(dt)
+
+
+def _write(param: Tensor, values: np.ndarray) -> None:
+    param.data[...] = values
+    param.bump_version()
+
+
+class SGDState:
+    """One parameter's momentum buffer (None until the first step with momentum)."""
+
+    __slots__ = ("momentum_buffer",)
+
+    def __init__(self) -> None:
+        self.momentum_buffer: np.ndarray | None = None
+
+
+def sgd_step(param: Tensor, state: SGDState, lr: float, momentum: float, dampening: float,
+             weight_decay: float, nesterov: bool, maximize: bool) -> None:
+    assert param.grad is not None
+    grad = param.grad.data
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = _fma(grad, weight_decay, param.data)
+    if momentum != 0:
+        buf = state.momentum_buffer
+        if buf is None:
+            buf = np.array(grad, copy=True)
+        else:
+            buf = _fma(buf * buf.dtype.type(momentum), 1 - dampening, grad)
+        state.momentum_buffer = buf
+        grad = _fma(grad, momentum, buf) if nesterov else buf
+    _write(param, _fma(param.data, -lr, grad))
+
+
+class AdamState:
+    """One parameter's step count and moment estimates."""
+
+    __slots__ = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+    def __init__(self, like: np.ndarray) -> None:
+        self.step = 0.0
+        self.exp_avg = np.zeros_like(like)
+        self.exp_avg_sq = np.zeros_like(like)
+        self.max_exp_avg_sq = np.zeros_like(like)
+
+
+def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
+    """`start.lerp_(end, weight)` as ATen's lerp computes it (two forms, for accuracy)."""
+    w = start.dtype.type(weight)
+    if abs(weight) < 0.5:
+        return _fma(start, float(w), end - start)
+    return _fma(end, -(1.0 - float(w)), end - start)
+
+
+def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: float,
+              eps: float, weight_decay: float, amsgrad: bool, maximize: bool) -> None:
+    assert param.grad is not None
+    grad = param.grad.data
+    if maximize:
+        grad = -grad
+    state.step += 1
+    if weight_decay != 0:
+        grad = _fma(grad, weight_decay, param.data)
+    dt = grad.dtype.type
+    state.exp_avg = _lerp(state.exp_avg, grad, 1 - beta1)
+    scaled = state.exp_avg_sq * dt(beta2)
+    state.exp_avg_sq = _fma(scaled, 1 - beta2, grad * grad)
+    step = state.step
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = bias_correction2 ** 0.5
+    second = state.exp_avg_sq
+    if amsgrad:
+        state.max_exp_avg_sq = np.maximum(state.max_exp_avg_sq, state.exp_avg_sq)
+        second = state.max_exp_avg_sq
+    denom = np.sqrt(second) / dt(bias_correction2_sqrt) + dt(eps)
+    _write(param, _fma(param.data, -step_size, state.exp_avg / denom))
+
+
+def zero_grad(params: list[Tensor], set_to_none: bool) -> None:
+    """`optimizer.zero_grad()` / `model.zero_grad()`: `.grad` set to None (the default) or
+    zeroed in place."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            p.grad.grad_fn = None
+            p.grad.requires_grad = False
+            p.grad.data[...] = 0
+            p.grad.bump_version()
+
+
+__all__: list[Any] = ["AdamState", "SGDState", "adam_step", "sgd_step", "zero_grad"]
