@@ -10,7 +10,7 @@ from app.language.torch_api import Impl, function
 from app.language.values import Namespace, Value
 from engine import functions
 from engine.errors import TorchError
-from engine.functions import loss
+from engine.functions import classification, loss
 from engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -142,14 +142,14 @@ _CLASS_LOSS = ("input, target, weight=None, size_average=None, ignore_index=-100
 def _cross_entropy(interp: Interpreter, a: Kwargs) -> Tensor:
     if a["label_smoothing"]:
         raise TorchError("RuntimeError", "the lab's cross_entropy has no label smoothing")
-    return loss.cross_entropy(tensor_arg(a["input"], "input", "cross_entropy"),
+    return classification.cross_entropy(tensor_arg(a["input"], "input", "cross_entropy"),
                               tensor_arg(a["target"], "target", "cross_entropy"), a["weight"],
                               a["ignore_index"], _reduction(a))
 
 
 @_f("nll_loss", _CLASS_LOSS)
 def _nll_loss(interp: Interpreter, a: Kwargs) -> Tensor:
-    return loss.nll_loss(tensor_arg(a["input"], "input", "nll_loss"),
+    return classification.nll_loss(tensor_arg(a["input"], "input", "nll_loss"),
                          tensor_arg(a["target"], "target", "nll_loss"), a["weight"],
                          a["ignore_index"], _reduction(a))
 
@@ -157,7 +157,7 @@ def _nll_loss(interp: Interpreter, a: Kwargs) -> Tensor:
 @_f("binary_cross_entropy_with_logits", "input, target, weight=None, size_average=None, "
     "reduce=None, reduction='mean', pos_weight=None")
 def _bce_logits(interp: Interpreter, a: Kwargs) -> Tensor:
-    return loss.binary_cross_entropy_with_logits(
+    return classification.binary_cross_entropy_with_logits(
         tensor_arg(a["input"], "input", "binary_cross_entropy_with_logits"),
         tensor_arg(a["target"], "target", "binary_cross_entropy_with_logits"), a["weight"],
         _reduction(a), a["pos_weight"])
@@ -166,7 +166,7 @@ def _bce_logits(interp: Interpreter, a: Kwargs) -> Tensor:
 @_f("binary_cross_entropy", "input, target, weight=None, size_average=None, reduce=None, "
     "reduction='mean'")
 def _bce(interp: Interpreter, a: Kwargs) -> Tensor:
-    return loss.binary_cross_entropy(
+    return classification.binary_cross_entropy(
         tensor_arg(a["input"], "input", "binary_cross_entropy"),
         tensor_arg(a["target"], "target", "binary_cross_entropy"), a["weight"], _reduction(a))
 

@@ -29,7 +29,7 @@ from app.language.values import (
 )
 from engine import functions, init, optim
 from engine.errors import TorchError
-from engine.functions import loss
+from engine.functions import classification, loss
 from engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -424,14 +424,14 @@ NN_MEMBERS: dict[str, Value] = {
     "MSELoss": _loss("MSELoss", loss.mse_loss),
     "L1Loss": _loss("L1Loss", loss.l1_loss),
     "SmoothL1Loss": _loss("SmoothL1Loss", loss.smooth_l1_loss, "beta=1.0", ("beta",)),
-    "CrossEntropyLoss": _loss("CrossEntropyLoss", loss.cross_entropy,
+    "CrossEntropyLoss": _loss("CrossEntropyLoss", classification.cross_entropy,
                               "weight=None, ignore_index=-100, label_smoothing=0.0",
                               ("weight", "ignore_index")),
-    "NLLLoss": _loss("NLLLoss", loss.nll_loss, "weight=None, ignore_index=-100",
+    "NLLLoss": _loss("NLLLoss", classification.nll_loss, "weight=None, ignore_index=-100",
                      ("weight", "ignore_index")),
-    "BCEWithLogitsLoss": _loss("BCEWithLogitsLoss", loss.binary_cross_entropy_with_logits,
+    "BCEWithLogitsLoss": _loss("BCEWithLogitsLoss", classification.binary_cross_entropy_with_logits,
                                "weight=None, pos_weight=None", ("weight", "pos_weight")),
-    "BCELoss": _loss("BCELoss", loss.binary_cross_entropy, "weight=None", ("weight",)),
+    "BCELoss": _loss("BCELoss", classification.binary_cross_entropy, "weight=None", ("weight",)),
     "functional": F,
 }
 

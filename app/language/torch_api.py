@@ -22,7 +22,7 @@ from engine.dtypes import DType
 from engine.errors import TorchError
 from engine.functions import factories
 from engine.functions.compare import masked_fill as _masked_fill
-from engine.functions.shape import unbind as _unbind
+from engine.functions.joins import unbind as _unbind
 from engine.tensor import Tensor, tensor
 
 if TYPE_CHECKING:

@@ -22,18 +22,13 @@ from engine.functions.arithmetic import (
     sub,
     sub_scalar,
 )
-from engine.functions.compare import (
-    clamp,
-    clamp_max,
-    clamp_min,
-    compare,
-    logical,
-    maximum,
-    minimum,
-    where,
-)
+from engine.functions.clamp import clamp, clamp_max, clamp_min
+from engine.functions.compare import compare, logical, maximum, minimum, where
 from engine.functions.conversion import to_dtype
+from engine.functions.dims import expand, squeeze, unsqueeze
+from engine.functions.extrema import amax, amin, argmax, argmin, max, min
 from engine.functions.indexing import getitem, select
+from engine.functions.joins import cat, repeat, stack
 from engine.functions.linalg import addmm, dot, matmul, mm, mv, outer
 from engine.functions.pointwise import (
     abs,
@@ -56,39 +51,19 @@ from engine.functions.pointwise import (
     tanh,
 )
 from engine.functions.power import pow, pow_scalar, pow_scalar_base
-from engine.functions.reduction import (
-    amax,
-    amin,
-    argmax,
-    argmin,
-    cumulative_sum,
-    logsumexp,
-    max,
-    mean,
-    min,
-    norm,
-    prod,
-    sum,
-    sum_to,
-    var,
-)
+from engine.functions.reduction import mean, sum, sum_to
 from engine.functions.shape import (
-    cat,
     clone,
     contiguous,
-    expand,
     flatten,
     numpy_t,
     permute,
-    repeat,
     reshape,
-    squeeze,
-    stack,
     t,
     transpose,
-    unsqueeze,
     view,
 )
+from engine.functions.statistics import cumulative_sum, logsumexp, norm, prod, var
 
 __all__ = [
     "abs", "add", "add_scalar", "addmm", "amax", "amin", "argmax", "argmin", "cat", "ceil",

@@ -15,7 +15,8 @@ import numpy as np
 
 from engine import dtypes, errors
 from engine.functions._record import recorded
-from engine.functions.shape import record_view, unsqueeze
+from engine.functions.dims import unsqueeze
+from engine.functions.shape import record_view
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 

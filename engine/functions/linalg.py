@@ -153,7 +153,8 @@ class MvBackward0(Node):
     saved_names = ("self", "vec")
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        from engine.functions.shape import t, unsqueeze
+        from engine.functions.dims import unsqueeze
+        from engine.functions.shape import t
 
         (grad,) = grads
         assert grad is not None
@@ -218,7 +219,7 @@ class SqueezeBackward4(Node):
     saved_names = ("dim",)
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        from engine.functions.shape import unsqueeze
+        from engine.functions.dims import unsqueeze
 
         (grad,) = grads
         assert grad is not None
@@ -227,7 +228,7 @@ class SqueezeBackward4(Node):
 
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     """`self @ other` for operands up to 2-D."""
-    from engine.functions.shape import unsqueeze
+    from engine.functions.dims import unsqueeze
 
     if self.ndim == 0 or other.ndim == 0:
         raise errors.TorchError("RuntimeError", errors.matmul_0d(self.ndim, other.ndim))
@@ -248,6 +249,6 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
 
 
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    from engine.functions.shape import unsqueeze
+    from engine.functions.dims import unsqueeze
 
     return mul(unsqueeze(self, 1), unsqueeze(vec2, 0))
