@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.errors import TorchError
 from engine.events import Event
 from engine.graph_task import GraphTask
@@ -39,7 +39,7 @@ def _as_tuple(values: Any, length: int) -> tuple[Any, ...]:
         return (values,)
     if isinstance(values, (list, tuple)):
         return tuple(values)
-    raise errors.not_iterable(values)
+    raise op_errors.not_iterable(values)
 
 
 def _outputs(tensors: Any) -> tuple[Any, ...]:
@@ -47,7 +47,7 @@ def _outputs(tensors: Any) -> tuple[Any, ...]:
         return (tensors,)
     if isinstance(tensors, (list, tuple)):
         return tuple(tensors)
-    raise errors.not_iterable(tensors)
+    raise op_errors.not_iterable(tensors)
 
 
 def make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Tensor | None]:
@@ -56,7 +56,7 @@ def make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Tensor 
     new: list[Tensor | None] = []
     for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
         if not isinstance(out, Tensor):
-            raise errors.no_attribute(out, "requires_grad")
+            raise op_errors.no_attribute(out, "requires_grad")
         if isinstance(grad, Tensor):
             if grad.shape != out.shape:
                 raise errors.shape_mismatch(grad.shape, out.shape, i)
@@ -106,7 +106,7 @@ def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool, what: str) -> l
     edges: list[Edge] = []
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise errors.not_a_tensor_in(what, t)
+            raise op_errors.not_a_tensor_in(what, t)
         if not t.requires_grad:
             raise TorchError("RuntimeError", errors.INPUT_NO_GRAD)
         if accumulate_grad and not t.is_leaf:

@@ -12,8 +12,9 @@ stays float32, and `int64 vector * float64 0-d tensor` is float64 (c10's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -45,11 +46,11 @@ bool_: Final = DType("bool", np.dtype(np.bool_), False, "BoolTensor", 0)
 DEFAULT_FLOAT: Final = float32
 ALL: Final = (float32, float64, int64, bool_)
 # torch's other names for the same objects: torch.float is torch.float32.
-ALIASES: Final[dict[str, DType]] = {
+ALIASES: Final[Mapping[str, DType]] = MappingProxyType({
     "float32": float32, "float": float32, "float64": float64, "double": float64,
     "int64": int64, "long": int64, "bool": bool_,
-}
-_BY_NUMPY: Final[dict[Any, DType]] = {d.numpy: d for d in ALL}
+})
+_BY_NUMPY: Final[Mapping[Any, DType]] = MappingProxyType({d.numpy: d for d in ALL})
 
 
 def from_numpy(dtype: np.dtype[Any]) -> DType:

@@ -6,21 +6,13 @@
    are needed: those from which an input's node can be reached. Others never run.
 3. Push the root with its gradient onto the ready queue.
 4. Pop the node with the largest sequence number (see Note [Ready queue order]) and
-   `evaluate_function` it: hooks and `apply` (Note [Hook order]), `validate_outputs`,
+   `evaluate_function` it: hooks and `apply` (Note [Hook order] in hooks.py), `validate_outputs`,
    free its saved tensors unless the graph is kept, then for each output i = 0..n-1 with
    an edge: decrement the next node's count, add the gradient into its InputBuffer, and
    push it the moment its count reaches 0.
 
 `execute` is a generator: it yields one event per pop as it goes, so a caller can stream
 them. Nothing here recurses over the graph; depth is limited only by memory.
-
-# Note [Hook order]
-Within one pop (engine.cpp `call_function`): the tensor hooks registered on the tensors
-this node produced, in registration order, each receiving the previous one's result; then
-`retain_grad`'s hook (always after them); then the node's pre-hooks; `apply`; then the
-node's post-hooks with (grad_inputs, grad_outputs). A hook that returns a value replaces
-what it was given. For AccumulateGrad the tensor hooks are its leaf's, and the
-post-accumulate-grad hooks run inside `apply`, right after `.grad` is written.
 """
 
 from __future__ import annotations
@@ -43,6 +35,7 @@ from engine.events import (
     NodePopped,
     SavedInfo,
 )
+from engine.hooks import call_post_hooks, call_pre_hooks, call_tensor_pre_hooks
 from engine.input_buffer import InputBuffer, validate_outputs
 from engine.node import Edge, Node
 from engine.ready_queue import ReadyQueue
@@ -195,7 +188,7 @@ class GraphTask:
         before = _grad_values(leaf_tensor)
         info = self.exec_info.get(node) if self.exec_info else None
         if self.exec_info and (info is None or not info.needed):
-            grads = self.call_tensor_pre_hooks(node, grads, hooks)
+            grads = call_tensor_pre_hooks(node, grads, hooks)
             for input_nr, index in (info.captures if info else []):
                 self.captured[index] = grads[input_nr]
             return NodePopped(node.id, name, node.sequence_nr, leaf, first,
@@ -239,46 +232,10 @@ class GraphTask:
         return NodePopped(node.id, name, node.sequence_nr, leaf, first, sent, changed,
                           ready, self._queue(), released, before, after, hooks=hooks)
 
-    def call_tensor_pre_hooks(self, node: Node, grads: list[Tensor | None],
-                              hooks: list[HookCall]) -> list[Tensor | None]:
-        """The tensor hooks on what this node produced, then retain_grad's."""
-        grads = list(grads)
-        if type(node) is AccumulateGrad:
-            tensor_hooks = {0: node.variable.hooks}
-            label: dict[int, str] = {0: node.variable.name or "leaf"}
-        else:
-            tensor_hooks = node.tensor_pre_hooks
-            label = {i: node.bound_to or node.type_name for i in tensor_hooks}
-        for i, hook_list in tensor_hooks.items():
-            for hook in list(hook_list):
-                grad = grads[i]
-                if grad is None:
-                    continue
-                result = hook(grad)
-                hooks.append(HookCall("tensor", label[i], grad.data,
-                                      None if result is None else result.data,
-                                      result is not None))
-                if result is not None:
-                    grads[i] = _hook_result(result, grad)
-        for i, retain in node.retains_grad_hooks.items():
-            grad = grads[i]
-            if grad is not None:
-                retain(grad)
-                hooks.append(HookCall("retain_grad", node.bound_to or node.type_name,
-                                      grad.data, None, False))
-        return grads
-
     def call_function(self, node: Node, grads: list[Tensor | None],
                       hooks: list[HookCall]) -> list[Tensor | None]:
         """Hooks around `apply`, in PyTorch's order (Note [Hook order])."""
-        grads = self.call_tensor_pre_hooks(node, grads, hooks)
-        for hook in list(node.pre_hooks):
-            result = hook(tuple(grads))
-            hooks.append(HookCall("pre", node.type_name, _datas(grads),
-                                  None if result is None else _datas(list(result)),
-                                  result is not None))
-            if result is not None:
-                grads = _hook_results(list(result), grads, "prehook")
+        grads = call_pre_hooks(node, call_tensor_pre_hooks(node, grads, hooks), hooks)
         if all(g is None for g in grads) and type(node) is not GraphRoot:
             outputs: list[Tensor | None] = [None] * len(node.next_edges)
         else:
@@ -286,15 +243,7 @@ class GraphTask:
         if len(outputs) != len(node.next_edges):
             raise TorchError("RuntimeError", errors.wrong_number_of_gradients(
                 node.node_name, len(node.next_edges), len(outputs)))
-        outputs = validate_outputs(node, outputs)
-        for post in list(node.post_hooks):
-            result = post(tuple(outputs), tuple(grads))
-            hooks.append(HookCall("post", node.type_name, _datas(outputs),
-                                  None if result is None else _datas(list(result)),
-                                  result is not None))
-            if result is not None:
-                outputs = _hook_results(list(result), outputs, "hook")
-        return outputs
+        return call_post_hooks(node, validate_outputs(node, outputs), grads, hooks)
 
     def _queue(self) -> list[int]:
         return self.ready_queue.in_pop_order()
@@ -309,23 +258,6 @@ def _materialize(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
         out.append(g if g is not None else Tensor(np.zeros(meta.shape, dtype=meta.dtype.numpy),
                                                   node.ctx))
     return out
-
-
-def _datas(values: list[Tensor | None] | tuple[Any, ...]) -> list[Any]:
-    return [v.data if isinstance(v, Tensor) else None for v in values]
-
-
-def _hook_result(result: Any, grad: Tensor) -> Tensor:
-    if not isinstance(result, Tensor):
-        raise TorchError("TypeError", errors.hook_returned(type(result).__name__))
-    return result
-
-
-def _hook_results(result: list[Any], old: list[Tensor | None], what: str) -> list[Tensor | None]:
-    if len(result) != len(old):
-        raise TorchError("RuntimeError", errors.hook_count(what, len(old), len(result)))
-    return [r if isinstance(r, Tensor) or r is None else _hook_result(r, old[0])  # type: ignore[arg-type]
-            for r in result]
 
 
 def _grad_values(leaf: Tensor | None) -> Any:

@@ -4,6 +4,14 @@
 Where a hook lives decides when it fires (Note [Hook order]): a leaf's tensor hooks stay
 on the leaf and run when its AccumulateGrad pops; a non-leaf's go to its grad_fn, keyed by
 which output it is, and run when that node pops, with the summed gradient.
+
+# Note [Hook order]
+Within one pop (engine.cpp `call_function`): the tensor hooks registered on the tensors
+this node produced, in registration order, each receiving the previous one's result; then
+`retain_grad`'s hook (always after them); then the node's pre-hooks; `apply`; then the
+node's post-hooks with (grad_inputs, grad_outputs). A hook that returns a value replaces
+what it was given. For AccumulateGrad the tensor hooks are its leaf's, and the
+post-accumulate-grad hooks run inside `apply`, right after `.grad` is written.
 """
 
 from __future__ import annotations
@@ -14,7 +22,9 @@ from typing import Any
 import numpy as np
 
 from engine import errors
+from engine.accumulate_grad import AccumulateGrad
 from engine.errors import TorchError
+from engine.events import HookCall
 from engine.node import Node, RemovableHandle
 from engine.tensor import Tensor
 
@@ -71,3 +81,76 @@ def register_node_hook(node: Node, hook: Callable[[tuple[Any, ...], tuple[Any, .
     """`grad_fn.register_hook(fn)`: fn(grad_inputs, grad_outputs) after it ran."""
     node.post_hooks.append(hook)
     return RemovableHandle(node.post_hooks, hook)
+
+
+def call_tensor_pre_hooks(node: Node, grads: list[Tensor | None],
+                          hooks: list[HookCall]) -> list[Tensor | None]:
+    """The tensor hooks on what this node produced, then retain_grad's."""
+    grads = list(grads)
+    if type(node) is AccumulateGrad:
+        tensor_hooks = {0: node.variable.hooks}
+        label: dict[int, str] = {0: node.variable.name or "leaf"}
+    else:
+        tensor_hooks = node.tensor_pre_hooks
+        label = {i: node.bound_to or node.type_name for i in tensor_hooks}
+    for i, hook_list in tensor_hooks.items():
+        for hook in list(hook_list):
+            grad = grads[i]
+            if grad is None:
+                continue
+            result = hook(grad)
+            hooks.append(HookCall("tensor", label[i], grad.data,
+                                  None if result is None else result.data,
+                                  result is not None))
+            if result is not None:
+                grads[i] = _hook_result(result, grad)
+    for i, retain in node.retains_grad_hooks.items():
+        grad = grads[i]
+        if grad is not None:
+            retain(grad)
+            hooks.append(HookCall("retain_grad", node.bound_to or node.type_name,
+                                  grad.data, None, False))
+    return grads
+
+
+def call_pre_hooks(node: Node, grads: list[Tensor | None],
+                   hooks: list[HookCall]) -> list[Tensor | None]:
+    """The node's pre-hooks, each seeing (and able to replace) its incoming gradients."""
+    for hook in list(node.pre_hooks):
+        result = hook(tuple(grads))
+        hooks.append(HookCall("pre", node.type_name, _datas(grads),
+                              None if result is None else _datas(list(result)),
+                              result is not None))
+        if result is not None:
+            grads = _hook_results(list(result), grads, "prehook")
+    return grads
+
+
+def call_post_hooks(node: Node, outputs: list[Tensor | None], grads: list[Tensor | None],
+                    hooks: list[HookCall]) -> list[Tensor | None]:
+    """The node's post-hooks with (grad_inputs, grad_outputs); a result replaces outputs."""
+    for post in list(node.post_hooks):
+        result = post(tuple(outputs), tuple(grads))
+        hooks.append(HookCall("post", node.type_name, _datas(outputs),
+                              None if result is None else _datas(list(result)),
+                              result is not None))
+        if result is not None:
+            outputs = _hook_results(list(result), outputs, "hook")
+    return outputs
+
+
+def _datas(values: list[Tensor | None] | tuple[Any, ...]) -> list[Any]:
+    return [v.data if isinstance(v, Tensor) else None for v in values]
+
+
+def _hook_result(result: Any, grad: Tensor) -> Tensor:
+    if not isinstance(result, Tensor):
+        raise TorchError("TypeError", errors.hook_returned(type(result).__name__))
+    return result
+
+
+def _hook_results(result: list[Any], old: list[Tensor | None], what: str) -> list[Tensor | None]:
+    if len(result) != len(old):
+        raise TorchError("RuntimeError", errors.hook_count(what, len(old), len(result)))
+    return [r if isinstance(r, Tensor) or r is None else _hook_result(r, old[0])  # type: ignore[arg-type]
+            for r in result]

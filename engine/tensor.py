@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.dtypes import DType
 
 if TYPE_CHECKING:
@@ -243,13 +243,13 @@ def shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Any]]:
         x, dim = stack.pop()
         if dim == len(shape):
             if isinstance(x, (list, tuple)):
-                raise errors.TorchError("TypeError", errors.NUMBER_NOT_LIST)
+                raise errors.TorchError("TypeError", op_errors.NUMBER_NOT_LIST)
             flat.append(_scalar(x))
             continue
         if not isinstance(x, (list, tuple)):
-            raise errors.TorchError("TypeError", errors.NOT_A_SEQUENCE)
+            raise errors.TorchError("TypeError", op_errors.NOT_A_SEQUENCE)
         if len(x) != shape[dim]:
-            raise errors.ragged(shape[dim], dim, len(x))
+            raise op_errors.ragged(shape[dim], dim, len(x))
         stack.extend((item, dim + 1) for item in reversed(x))
     return tuple(shape), flat
 
@@ -257,7 +257,7 @@ def shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Any]]:
 def _scalar(x: Any) -> Any:
     if isinstance(x, Tensor):
         if x.numel() != 1:
-            raise errors.TorchError("ValueError", errors.ONLY_ONE_ELEMENT_TENSORS)
+            raise errors.TorchError("ValueError", op_errors.ONLY_ONE_ELEMENT_TENSORS)
         return x.item()
     if isinstance(x, (bool, int, float)):
         return x

@@ -1,9 +1,14 @@
 """engine/ stays teachable: small modules, a line budget, no app or web imports, no
 module-level mutable state, and no recursion over the graph.
 
-The budget was set at about 20% above the engine's size when this test was written
-(1,761 lines in 17 modules). Growing past it is a decision: raise it in the same commit,
-saying why.
+The budget was first set at about 20% above the engine's size (1,761 lines in 17
+modules). Growing past it is a decision: raise it in the same commit, saying why.
+
+Raised to 9,000 when the language grew to what courses teach (CONTRACT.md §1b-§1d):
+dtypes and type promotion, views and version counters, in-place ops with CopySlices,
+every hook kind, autograd.grad and create_graph, custom Functions, about 120 ops with
+their backward formulas, PyTorch's generator and printing, and two optimizers, in 7,534
+lines over 50 modules, none above 300.
 """
 
 from __future__ import annotations
@@ -15,12 +20,12 @@ from pathlib import Path
 
 from app.limits import Limits
 from app.trace import run_source
-from engine import AutogradContext, backward, tensor
+from engine import AutogradContext, run_backward, tensor
 from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 2_100
+ENGINE_LINES = 9_000
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 
@@ -102,7 +107,7 @@ def test_deep_graphs_need_no_recursion() -> None:
     y = a
     for _ in range(depth):
         y = y * 1.0
-    pops = sum(1 for event in backward(y) if type(event).__name__ == "NodePopped")
+    pops = sum(1 for event in run_backward(y) if type(event).__name__ == "NodePopped")
     assert pops == depth + 1
     assert a.grad is not None and a.grad.tolist() == 1.0
     source = "a = 1.0\ny = a * 1.0\n" + "y = y * 1.0\n" * 3000

@@ -22,6 +22,7 @@ from app.language.values import (
     type_name,
 )
 from engine import errors as torch_errors
+from engine import op_errors
 from engine.errors import TorchError
 from engine.tensor import Tensor
 
@@ -179,7 +180,7 @@ def to_number(value: Value, kind: str) -> Value:
     if isinstance(value, Tensor):
         if value.numel() != 1:
             raise TorchError("ValueError" if value.numel() == 0 else "RuntimeError",
-                             torch_errors.ONLY_ONE_ELEMENT_TENSORS if value.numel() == 0
+                             op_errors.ONLY_ONE_ELEMENT_TENSORS if value.numel() == 0
                              else torch_errors.item_of_many(value.numel()))
         value = value.item()
     if isinstance(value, (bool, int, float)):

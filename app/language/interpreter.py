@@ -45,7 +45,7 @@ from app.language.values import (
     type_name,
 )
 from app.limits import Limits
-from engine import errors as torch_errors
+from engine import op_errors
 from engine.context import AutogradContext, NodeLimitExceeded, TensorTooLarge
 from engine.errors import TorchError
 from engine.events import Event, GraphRecorded, NodePopped
@@ -210,7 +210,7 @@ class Interpreter:
         self.spans.append(self._last_line())
         value = self.globals[name]
         if not isinstance(value, Tensor):
-            raise torch_errors.no_attribute(value, "backward")
+            raise op_errors.no_attribute(value, "backward")
         from engine.backward import backward
 
         self.run_pass("backward", name, backward(value), False, False)
@@ -825,7 +825,7 @@ class Interpreter:
                 raise TorchError("RuntimeError",
                                  "Boolean value of Tensor with no values is ambiguous")
             if n > 1:
-                raise TorchError("RuntimeError", torch_errors.AMBIGUOUS_BOOL)
+                raise TorchError("RuntimeError", op_errors.AMBIGUOUS_BOOL)
             return bool(value.data.reshape(()).item())
         if value is None:
             return False

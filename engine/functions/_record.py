@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.dtypes import DType
 from engine.node import InputMetadata, Node
 from engine.tensor import Number, Tensor, as_array
@@ -38,7 +38,7 @@ def wrap(x: Operand, like: Tensor) -> Tensor:
     elif 0 <= x < 2**64:          # PyTorch still takes an unsigned 64-bit number
         data = np.array(float(x), dtype=np.float64)
     else:
-        raise errors.TorchError("OverflowError", errors.INT_TOO_BIG)
+        raise errors.TorchError("OverflowError", op_errors.INT_TOO_BIG)
     return Tensor(data, like.ctx, is_wrapped_number=True)
 
 

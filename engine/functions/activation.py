@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import float_dtype, record, recorded, values_as
 from engine.functions.reduction import normalize_dim
 from engine.node import Node
@@ -79,7 +79,7 @@ class SoftmaxBackward0(Node):
 
 def _along(self: Tensor, dim: int | None) -> int:
     if dim is None:
-        raise errors.TorchError("TypeError", errors.SOFTMAX_NEEDS_DIM)
+        raise errors.TorchError("TypeError", op_errors.SOFTMAX_NEEDS_DIM)
     return normalize_dim(dim, self.ndim) if self.ndim else 0
 
 
@@ -163,7 +163,7 @@ class GeluBackward0(Node):
 
 def gelu(self: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
-        raise errors.TorchError("RuntimeError", errors.gelu_approximate(approximate))
+        raise errors.TorchError("RuntimeError", op_errors.gelu_approximate(approximate))
     v = self.data.astype(np.float64)
     if approximate == "tanh":
         k = math.sqrt(2.0 / math.pi)

@@ -23,7 +23,7 @@ from typing import Final
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, errors, op_errors
 from engine.functions._record import (
     Operand,
     binary_values,
@@ -285,9 +285,7 @@ class NegBackward0(Node):
 
 def neg(self: Tensor) -> Tensor:
     if self.dtype is dtypes.bool_:
-        from engine import errors
-
-        raise errors.TorchError("RuntimeError", errors.NEGATIVE_BOOL)
+        raise errors.TorchError("RuntimeError", op_errors.NEGATIVE_BOOL)
     out, _ = record(NegBackward0, [self], as_array(np.negative(self.data), self.data.dtype),
                     self)
     return out

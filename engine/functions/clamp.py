@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.functions._record import (
     Operand,
     record,
@@ -99,7 +99,7 @@ def _clamp_values(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
 def clamp(self: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:
     """`x.clamp(min, max)`: numbers record ClampBackward1, tensors ClampBackward0."""
     if min is None and max is None:
-        raise errors.TorchError("RuntimeError", errors.CLAMP_NO_BOUNDS)
+        raise errors.TorchError("RuntimeError", op_errors.CLAMP_NO_BOUNDS)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         low = wrap(min, self) if min is not None else None
         high = wrap(max, self) if max is not None else None

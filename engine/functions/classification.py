@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.functions._record import record, recorded
 from engine.functions.activation import SecondOrderUnsupported, log_softmax
 from engine.functions.loss import _check_reduction, _reduce, _scale
@@ -62,7 +62,7 @@ def _class_targets(input: Tensor, target: Tensor) -> None:
         raise errors.TorchError("ValueError", f"Expected input batch_size ({batch}) to match "
                                 f"target batch_size ({target_batch}).")
     if input.ndim == 1 and target.ndim != 0:
-        raise errors.TorchError("RuntimeError", errors.NLL_1D_TARGET)
+        raise errors.TorchError("RuntimeError", op_errors.NLL_1D_TARGET)
     if input.ndim > 2:
         raise errors.TorchError("RuntimeError", "the lab takes nll_loss and cross_entropy "
                                 "of 1-D or 2-D inputs")
@@ -159,7 +159,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      pos_weight: Tensor | None = None) -> Tensor:
     _check_reduction(reduction)
     if target.shape != input.shape:
-        raise errors.TorchError("ValueError", errors.target_size(target.shape, input.shape))
+        raise errors.TorchError("ValueError", op_errors.target_size(target.shape, input.shape))
     dt = input.data.dtype
     x, y = input.data, target.data.astype(dt)
     one = dt.type(1)
@@ -205,7 +205,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduction: str = "mean") -> Tensor:
     _check_reduction(reduction)
     if target.shape != input.shape:
-        raise errors.TorchError("ValueError", errors.bce_size(target.shape, input.shape))
+        raise errors.TorchError("ValueError", op_errors.bce_size(target.shape, input.shape))
     x = input.data
     if np.any((x < 0) | (x > 1)):
         raise errors.TorchError("RuntimeError", "all elements of input should be between 0 "

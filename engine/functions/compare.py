@@ -5,12 +5,13 @@ sequence number); the choosing ops send the gradient to the value that was chose
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.functions._record import (
     Operand,
     binary_values,
@@ -23,10 +24,10 @@ from engine.functions._record import (
 from engine.node import Node
 from engine.tensor import Number, Tensor, as_array
 
-COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+COMPARISONS: Mapping[str, Callable[[Any, Any], Any]] = MappingProxyType({
     "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
     "eq": operator.eq, "ne": operator.ne,
-}
+})
 
 
 def compare(op: str, self: Tensor, other: Operand) -> Tensor:
@@ -45,13 +46,13 @@ def logical(op: str, self: Tensor, other: Operand | None = None) -> Tensor:
         if self.dtype is dtypes.bool_:
             return Tensor(np.logical_not(self.data), self.ctx)
         if self.is_floating_point:
-            raise errors.TorchError("TypeError", errors.BITWISE_NOT_FLOAT)
+            raise errors.TorchError("TypeError", op_errors.BITWISE_NOT_FLOAT)
         return Tensor(as_array(np.invert(self.data), self.data.dtype), self.ctx)
     assert other is not None
     other_t = wrap(other, self)
     dtype = result_type(self, other_t)
     if dtype.is_floating_point:
-        raise errors.TorchError("RuntimeError", errors.bitwise_on_float(op))
+        raise errors.TorchError("RuntimeError", op_errors.bitwise_on_float(op))
     kernel = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}[op]
     return Tensor(binary_values(kernel, self, other_t, dtype), self.ctx)
 
@@ -90,7 +91,7 @@ def _where_values(condition: np.ndarray, grad: Tensor) -> Tensor:
 def where(condition: Tensor, self: Operand, other: Operand) -> Tensor:
     """`torch.where(condition, x, y)`: x where the condition holds, else y."""
     if condition.dtype is not dtypes.bool_:
-        raise errors.TorchError("RuntimeError", errors.WHERE_CONDITION)
+        raise errors.TorchError("RuntimeError", op_errors.WHERE_CONDITION)
     like = self if isinstance(self, Tensor) else other if isinstance(other, Tensor) else None
     assert like is not None, "torch.where with two numbers"
     x, y = wrap(self, like), wrap(other, like)
@@ -140,7 +141,7 @@ class MinimumBackward0(_Choose):
 
 def _choose(node_type: type[_Choose], kernel: Any, self: Tensor, other: Tensor) -> Tensor:
     if not isinstance(other, Tensor):
-        raise errors.not_a_tensor_argument(node_type.name.removesuffix("Backward0").lower(),
+        raise op_errors.not_a_tensor_argument(node_type.name.removesuffix("Backward0").lower(),
                                            "other", 2, other)
     dtype = result_type(self, other)
     out, node = record(node_type, [self, other], binary_values(kernel, self, other, dtype),
@@ -174,10 +175,10 @@ class MaskedFillBackward0(Node):
 def masked_fill(self: Tensor, mask: Tensor, value: Number) -> Tensor:
     if mask.dtype is not dtypes.bool_:
         raise errors.TorchError("RuntimeError", "masked_fill_ only supports boolean masks, but "
-                                f"got mask with dtype {errors.legacy_name(mask.dtype).lower()}")
+                                f"got mask with dtype {op_errors.legacy_name(mask.dtype).lower()}")
     shape = broadcast_shapes(self.shape, mask.shape)
     if shape != self.shape:
-        raise errors.TorchError("RuntimeError", errors.inplace_shape(self.shape, shape))
+        raise errors.TorchError("RuntimeError", op_errors.inplace_shape(self.shape, shape))
     values = np.where(mask.data, self.dtype.numpy.type(value), self.data)
     out, node = record(MaskedFillBackward0, [self], as_array(values, self.data.dtype), self)
     if node:

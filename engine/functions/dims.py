@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions.reduction import normalize_dim, sum_to
 from engine.functions.shape import Shape, record_view, reshape
 from engine.node import Node
@@ -113,20 +113,20 @@ class ExpandBackward0(Node):
 def expand(self: Tensor, sizes: Shape) -> Tensor:
     sizes = tuple(sizes)
     if len(sizes) < self.ndim:
-        raise errors.TorchError("RuntimeError", errors.expand_too_few(sizes, self.ndim))
+        raise errors.TorchError("RuntimeError", op_errors.expand_too_few(sizes, self.ndim))
     lead = len(sizes) - self.ndim
     target = []
     for i, size in enumerate(sizes):
         if i < lead:
             if size < 0:
-                raise errors.TorchError("RuntimeError", errors.expand_negative(i, size))
+                raise errors.TorchError("RuntimeError", op_errors.expand_negative(i, size))
             target.append(size)
             continue
         own = self.shape[i - lead]
         if size == -1:
             size = own
         elif own != 1 and own != size:
-            raise errors.TorchError("RuntimeError", errors.expand_mismatch(
+            raise errors.TorchError("RuntimeError", op_errors.expand_mismatch(
                 size, own, i, sizes, self.shape))
         target.append(size)
     self.ctx.check_elements(tuple(target))

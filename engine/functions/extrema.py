@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import (
     record,
     record_outputs,
@@ -77,7 +77,7 @@ def _extreme(self: Tensor, largest: bool, dim: int | None, keepdim: bool) -> Any
     """max()/min() (one tensor) or max(dim)/min(dim) (values and indices)."""
     if self.numel() == 0:
         which = "max" if largest else "min"
-        raise errors.TorchError("RuntimeError", errors.empty_reduction(which))
+        raise errors.TorchError("RuntimeError", op_errors.empty_reduction(which))
     if dim is None:
         values = as_array(np.max(self.data) if largest else np.min(self.data),
                           self.data.dtype)

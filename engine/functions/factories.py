@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, errors, random
+from engine import dtypes, errors, op_errors, random
 from engine.context import AutogradContext
 from engine.dtypes import DType
 from engine.tensor import Number, Tensor, set_requires_grad
@@ -69,7 +69,7 @@ def arange(ctx: AutogradContext, start: Number, end: Number | None = None, step:
     if step == 0:
         raise errors.TorchError("RuntimeError", "step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise errors.TorchError("RuntimeError", errors.ARANGE_BOUNDS)
+        raise errors.TorchError("RuntimeError", op_errors.ARANGE_BOUNDS)
     if dtype is None:
         all_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.DEFAULT_FLOAT

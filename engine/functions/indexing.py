@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.functions._record import recorded
 from engine.functions.dims import unsqueeze
 from engine.functions.shape import record_view
@@ -118,10 +118,10 @@ IndexPutBackward0.taking = IndexBackward0
 
 def select(self: Tensor, dim: int, index: int) -> Tensor:
     if self.ndim == 0:
-        raise errors.TorchError("IndexError", errors.INDEX_0_DIM)
+        raise errors.TorchError("IndexError", op_errors.INDEX_0_DIM)
     size = self.shape[dim]
     if not -size <= index < size:
-        raise errors.TorchError("IndexError", errors.index_out_of_bounds(index, dim, size))
+        raise errors.TorchError("IndexError", op_errors.index_out_of_bounds(index, dim, size))
     where: Any = (*(slice(None),) * dim, index % size, Ellipsis)
     out, node = record_view(SelectBackward0, self, self.data[where])
     if node:
@@ -163,8 +163,8 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     used = sum(1 for p in parts if p is not None and p is not Ellipsis)
     if used > self.ndim:
         if self.ndim == 0:
-            raise errors.TorchError("IndexError", errors.INDEX_0_DIM)
-        raise errors.TorchError("IndexError", errors.too_many_indices(self.ndim, used))
+            raise errors.TorchError("IndexError", op_errors.INDEX_0_DIM)
+        raise errors.TorchError("IndexError", op_errors.too_many_indices(self.ndim, used))
     out = self
     dim = 0
     for p in parts:
@@ -182,7 +182,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                 out = slice_dim(out, dim, p.start, p.stop, p.step)
             dim += 1
         else:
-            raise errors.TorchError("IndexError", errors.BAD_INDEX)
+            raise errors.TorchError("IndexError", op_errors.BAD_INDEX)
     return out if out is not self else _alias(self)
 
 
@@ -209,7 +209,7 @@ def _advanced(self: Tensor, parts: list[Any]) -> Tensor:
             if p.dtype is dtypes.bool_ or p.dtype is dtypes.int64:
                 where.append(p.data)
             else:
-                raise errors.TorchError("IndexError", errors.BAD_INDEX_TENSOR)
+                raise errors.TorchError("IndexError", op_errors.BAD_INDEX_TENSOR)
         elif isinstance(p, list):
             where.append(np.asarray(p))
         else:
@@ -236,7 +236,7 @@ def _index_message(self: Tensor, e: IndexError) -> str:
         parts = text.split()
         try:
             index, axis, size = int(parts[1]), int(parts[5]), int(parts[-1])
-            return errors.index_out_of_bounds(index, axis, size)
+            return op_errors.index_out_of_bounds(index, axis, size)
         except (ValueError, IndexError):
             pass
     return text

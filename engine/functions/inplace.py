@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import broadcast_shapes, record, wrap, zeros_like
 from engine.node import InputMetadata, Node, gradient_edge
 from engine.tensor import Number, Tensor
@@ -51,11 +51,11 @@ def _as_before(self: Tensor) -> Tensor:
 
 def _write(self: Tensor, result: Tensor) -> None:
     if result.shape != self.shape:
-        raise errors.TorchError("RuntimeError", errors.inplace_shape(self.shape, result.shape))
+        raise errors.TorchError("RuntimeError", op_errors.inplace_shape(self.shape, result.shape))
     if result.dtype.category > self.dtype.category:
-        raise errors.TorchError("RuntimeError", errors.cannot_cast(result.dtype, self.dtype))
+        raise errors.TorchError("RuntimeError", op_errors.cannot_cast(result.dtype, self.dtype))
     if not self.data.flags.writeable:
-        raise errors.TorchError("RuntimeError", errors.INPLACE_OVERLAP)
+        raise errors.TorchError("RuntimeError", op_errors.INPLACE_OVERLAP)
     self.data[...] = result.data.astype(self.data.dtype)
 
 
@@ -187,7 +187,7 @@ def copy_(self: Tensor, src: Tensor | Number) -> Tensor:
     def compute(before: Tensor) -> Tensor:
         shape = broadcast_shapes(self.shape, source.shape)
         if shape != self.shape:
-            raise errors.TorchError("RuntimeError", errors.inplace_shape(self.shape, shape))
+            raise errors.TorchError("RuntimeError", op_errors.inplace_shape(self.shape, shape))
         values = np.array(np.broadcast_to(source.data, self.shape), dtype=self.data.dtype)
         out, _ = record(CopyBackwards, [before, source], values, before)
         return out

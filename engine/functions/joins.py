@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import record
 from engine.functions.reduction import normalize_dim
 from engine.functions.shape import Shape
@@ -54,10 +54,10 @@ def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
         if t.ndim == 1 and t.shape[0] == 0:
             continue
         if t.ndim != ref.ndim:
-            raise errors.TorchError("RuntimeError", errors.cat_dims(ref.ndim, i, t.ndim))
+            raise errors.TorchError("RuntimeError", op_errors.cat_dims(ref.ndim, i, t.ndim))
         for k in range(ref.ndim):
             if k != d and t.shape[k] != ref.shape[k]:
-                raise errors.TorchError("RuntimeError", errors.cat_sizes(
+                raise errors.TorchError("RuntimeError", op_errors.cat_sizes(
                     d, ref.shape[k], t.shape[k], i))
     from engine.functions._record import result_type
 
@@ -100,7 +100,7 @@ def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
     ref = tensors[0]
     for i, t in enumerate(tensors):
         if t.shape != ref.shape:
-            raise errors.TorchError("RuntimeError", errors.stack_sizes(ref.shape, t.shape, i))
+            raise errors.TorchError("RuntimeError", op_errors.stack_sizes(ref.shape, t.shape, i))
     d = normalize_dim(dim, ref.ndim + 1)
     from engine.functions._record import result_type
 
@@ -135,7 +135,7 @@ class RepeatBackward0(Node):
 
 def repeat(self: Tensor, repeats: Shape) -> Tensor:
     if len(repeats) < self.ndim:
-        raise errors.TorchError("RuntimeError", errors.REPEAT_TOO_FEW)
+        raise errors.TorchError("RuntimeError", op_errors.REPEAT_TOO_FEW)
     padded = (1,) * (len(repeats) - self.ndim) + self.shape
     self.ctx.check_elements(tuple(a * b for a, b in zip(padded, repeats, strict=True)))
     values = np.tile(self.data.reshape(padded), repeats)
@@ -171,7 +171,7 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     from engine.functions._record import record_outputs
 
     if self.ndim == 0:
-        raise errors.TorchError("IndexError", errors.INDEX_0_DIM)
+        raise errors.TorchError("IndexError", op_errors.INDEX_0_DIM)
     d = normalize_dim(dim, self.ndim)
     views = [self.data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     outputs, node = record_outputs(UnbindBackward0, [self], views, self)

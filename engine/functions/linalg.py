@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import record
 from engine.functions.arithmetic import mul
 from engine.node import Node
@@ -35,7 +35,7 @@ SIGN_FIX_LIMIT = 1_000_000       # m * k * n products looked at for the signs of
 def _same_dtype(op: str, tensors: list[Tensor]) -> None:
     names = [t.dtype for t in tensors]
     if any(d is not names[0] for d in names):
-        raise errors.TorchError("RuntimeError", errors.mixed_dtypes(op, tensors))
+        raise errors.TorchError("RuntimeError", op_errors.mixed_dtypes(op, tensors))
 
 
 def _column_major(t: Tensor) -> bool:
@@ -88,7 +88,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
     if mat2.ndim != 2:
         raise errors.TorchError("RuntimeError", "mat2 must be a matrix")
     if self.shape[1] != mat2.shape[0]:
-        raise errors.TorchError("RuntimeError", errors.mm_shapes(self.shape, mat2.shape))
+        raise errors.TorchError("RuntimeError", op_errors.mm_shapes(self.shape, mat2.shape))
     _same_dtype("mm", [self, mat2])
     self.ctx.check_elements((self.shape[0], mat2.shape[1]))
     values = product_values(self.data, mat2.data)
@@ -125,13 +125,13 @@ class AddmmBackward0(Node):
 
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if mat1.ndim != 2 or mat2.ndim != 2 or mat1.shape[1] != mat2.shape[0]:
-        raise errors.TorchError("RuntimeError", errors.mm_shapes(mat1.shape, mat2.shape))
+        raise errors.TorchError("RuntimeError", op_errors.mm_shapes(mat1.shape, mat2.shape))
     _same_dtype("addmm", [self, mat1, mat2])
     product = product_values(mat1.data, mat2.data)
     from engine.functions._record import broadcast_shapes
 
     if broadcast_shapes(self.shape, product.shape) != product.shape:
-        raise errors.TorchError("RuntimeError", errors.addmm_bias(self.shape, product.shape))
+        raise errors.TorchError("RuntimeError", op_errors.addmm_bias(self.shape, product.shape))
     values = as_array(product + self.data, self.data.dtype)
     out, node = record(AddmmBackward0, [self, mat1, mat2], values, mat1)
     if node:
@@ -169,7 +169,7 @@ class MvBackward0(Node):
 
 def mv(self: Tensor, vec: Tensor) -> Tensor:
     if self.ndim != 2 or vec.ndim != 1 or self.shape[1] != vec.shape[0]:
-        raise errors.TorchError("RuntimeError", errors.mv_shapes(self.shape, vec.shape))
+        raise errors.TorchError("RuntimeError", op_errors.mv_shapes(self.shape, vec.shape))
     _same_dtype("addmv", [vec, self, vec])
     values = product_values(self.data, vec.data)
     out, node = record(MvBackward0, [self, vec], values, self)
@@ -197,11 +197,11 @@ class DotBackward0(Node):
 
 def dot(self: Tensor, other: Tensor) -> Tensor:
     if self.ndim != 1 or other.ndim != 1:
-        raise errors.TorchError("RuntimeError", errors.dot_dims(self.ndim, other.ndim))
+        raise errors.TorchError("RuntimeError", op_errors.dot_dims(self.ndim, other.ndim))
     if self.shape != other.shape:
-        raise errors.TorchError("RuntimeError", errors.dot_sizes(self.shape, other.shape))
+        raise errors.TorchError("RuntimeError", op_errors.dot_sizes(self.shape, other.shape))
     if self.dtype is not other.dtype:
-        raise errors.TorchError("RuntimeError", errors.dot_dtypes(self.dtype, other.dtype))
+        raise errors.TorchError("RuntimeError", op_errors.dot_dtypes(self.dtype, other.dtype))
     values = as_array(np.dot(self.data, other.data), self.data.dtype)
     out, node = record(DotBackward0, [self, other], values, self)
     if node:
@@ -231,9 +231,9 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
     from engine.functions.dims import unsqueeze
 
     if self.ndim == 0 or other.ndim == 0:
-        raise errors.TorchError("RuntimeError", errors.matmul_0d(self.ndim, other.ndim))
+        raise errors.TorchError("RuntimeError", op_errors.matmul_0d(self.ndim, other.ndim))
     if self.ndim > 2 or other.ndim > 2:
-        raise errors.TorchError("RuntimeError", errors.MATMUL_BATCHED)
+        raise errors.TorchError("RuntimeError", op_errors.MATMUL_BATCHED)
     if self.ndim == 1 and other.ndim == 1:
         return dot(self, other)
     if self.ndim == 2 and other.ndim == 1:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.functions._record import (
     Operand,
     binary_values,
@@ -64,7 +64,7 @@ def pow_scalar(self: Tensor, exponent: Number) -> Tensor:
     if not self.is_floating_point and isinstance(exponent, int) and not isinstance(
             exponent, bool):
         if exponent < 0:
-            raise errors.TorchError("RuntimeError", errors.INTEGER_NEGATIVE_POWER)
+            raise errors.TorchError("RuntimeError", op_errors.INTEGER_NEGATIVE_POWER)
         values = as_array(np.power(self.data, np.int64(exponent)), self.data.dtype)
     else:
         dtype = result_type(self, wrap(exponent, self))

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, errors
+from engine import dtypes, errors, op_errors
 from engine.functions._record import (
     record,
 )
@@ -123,7 +123,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def mean_check(t: Tensor) -> None:
     if not t.is_floating_point:
-        raise errors.TorchError("RuntimeError", errors.mean_of(t.dtype))
+        raise errors.TorchError("RuntimeError", op_errors.mean_of(t.dtype))
 
 
 class MeanBackward0(Node):

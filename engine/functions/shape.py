@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import record
 from engine.functions.reduction import normalize_dim
 from engine.node import Node
@@ -113,7 +113,7 @@ def view(self: Tensor, shape: Shape) -> Tensor:
     shape = infer_size(tuple(shape), self.numel())
     strides = compute_stride(self.shape, _element_strides(self.data), shape)
     if strides is None:
-        raise errors.TorchError("RuntimeError", errors.VIEW_STRIDES)
+        raise errors.TorchError("RuntimeError", op_errors.VIEW_STRIDES)
     out, node = record_view(ViewBackward0, self, _as_view(self.data, shape, strides))
     if node:
         node.save("self_sym_sizes", self.shape)
@@ -209,7 +209,7 @@ class TBackward0(Node):
 
 def t(self: Tensor) -> Tensor:
     if self.ndim > 2:
-        raise errors.TorchError("RuntimeError", errors.t_of(self.ndim))
+        raise errors.TorchError("RuntimeError", op_errors.t_of(self.ndim))
     out, _ = record_view(TBackward0, self, self.data.T)
     return out
 
@@ -232,7 +232,7 @@ class PermuteBackward0(Node):
 
 def permute(self: Tensor, dims: Shape) -> Tensor:
     if len(dims) != self.ndim:
-        raise errors.TorchError("RuntimeError", errors.permute_length(self.ndim, len(dims)))
+        raise errors.TorchError("RuntimeError", op_errors.permute_length(self.ndim, len(dims)))
     normalized = tuple(normalize_dim(d, self.ndim) for d in dims)
     if len(set(normalized)) != len(normalized):
         raise errors.TorchError("RuntimeError", "permute(): duplicate dims are not allowed.")

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import errors
+from engine import errors, op_errors
 from engine.functions._record import (
     float_dtype,
     record,
@@ -95,7 +95,7 @@ class LinalgVectorNormBackward0(Node):
 def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     """`x.norm(p, dim)`: torch.norm is linalg.vector_norm for the p the lab takes."""
     if not self.is_floating_point:
-        raise errors.TorchError("RuntimeError", errors.NORM_OF_INTEGERS)
+        raise errors.TorchError("RuntimeError", op_errors.NORM_OF_INTEGERS)
     dims = normalize_dims(dim, self.ndim)
     a = np.abs(self.data)
     axis = dims if dims else None
