@@ -19,7 +19,8 @@ CONTENT_SECURITY_POLICY = (
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    app = FastAPI(title="Autograd Lab", version="0.1.0",
+    # /docs is the lab's own page (pages.py): FastAPI's loads Swagger UI from another host.
+    app = FastAPI(title="Autograd Lab", version="0.1.0", docs_url=None, redoc_url=None,
                   description="See PyTorch's backward pass, one ready-queue pop at a time.")
     app.state.settings = settings
     app.state.trace_cache = api.TraceCache()
