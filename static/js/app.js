@@ -27,10 +27,12 @@ let state = initialState(fromHash(location.hash));
 let dirty = false;
 let stream = null;
 let waitingForFirstStep = false;
+let follower = null;                // present/follower.js, on a page that follows a room
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
   state = reduce(state, action);
+  if (follower) follower.observe(action);
   // The run's status is on <body> at once, not at the next frame, so that anything
   // watching the page (tests, assistive tools) never reads the previous run's "done".
   if (document.body.dataset.run !== state.run.status) document.body.dataset.run = state.run.status;
@@ -196,6 +198,8 @@ function wire() {
     dispatch({ type: 'settings', settings: { theme: next } });
   });
   $('share').addEventListener('click', share);
+  $('present').addEventListener('click', () => { location.href = `/present${toHash(state, shownStep(state))}`; });
+  $('go-live').addEventListener('click', () => { location.href = `/present?live=1${toHash(state, shownStep(state))}`; });
   $('again').addEventListener('click', () => {
     const retain = state.settings.retain;
     rewrite(programs.backwardAgain(state.program, retain), retain ? 'again-retain' : 'again');
@@ -299,6 +303,13 @@ async function start() {
     dispatch({ type: 'run-failed', message: String(err.message || err) });
   }
   dispatch({ type: 'presets', presets: list });
+  const room = new URLSearchParams(location.search).get('room');
+  if (room) {
+    const { startFollowing } = await import('./present/follower.js');
+    follower = startFollowing(room, { getState: () => state, dispatch, stop: () => stream?.abort() });
+    paint();
+    return;
+  }
   if (wanted.program === undefined && list.length) dispatch({ type: 'program', program: list[0].source });
   if (state.program.trim()) run({ step: wanted.step ?? 0, note: wanted.note ?? null });
   else paint();
