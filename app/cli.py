@@ -1,4 +1,4 @@
-"""`autograd-lab trace FILE...` and `autograd-lab serve`."""
+"""`autograd-lab trace FILE...`, `autograd-lab serve` and `autograd-lab questions ...`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from app.limits import DEFAULT_LIMITS, Limits
+from app.questions.cli import add_parser as add_questions
 from app.trace import trace_json
 
 # The contract's fields alone: which nodes popped, in order, and the final grads.
@@ -76,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(run=serve)
+    add_questions(sub)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request, Response
 
-from app.web import api, pages, present, rooms
+from app.web import api, pages, present, questions, rooms
 from app.web.settings import Settings
 
 # No inline script or style and no other host, on every response.
@@ -29,6 +29,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.health_router)
     app.include_router(rooms.router)
     app.include_router(present.lessons_router)
+    app.include_router(questions.router)
     app.include_router(pages.router)
     app.include_router(present.router)
     pages.mount_static(app)
