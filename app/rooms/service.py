@@ -33,7 +33,7 @@ TraceFunction = Callable[[str], Awaitable[bytes]]
 class RoomError(Exception):
     """A request the room refuses; `status` is the HTTP status the routes answer."""
 
-    status = 400
+    status = 422
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
