@@ -9,7 +9,7 @@ engine on the question's programs (see app/questions/kinds/); none is typed in.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -87,7 +87,7 @@ class Question(BaseModel):
     parts: list[Part]
     explanation: list[str] = Field(description="the worked model answer, one step a line")
     lab: LabLink
-    facts: dict[str, object] = Field(
+    facts: dict[str, Any] = Field(
         default_factory=dict, description="what the answers were read from (node keys, "
         "pop order, programs of the choices): for tests and the JSON export")
 
