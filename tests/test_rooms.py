@@ -317,3 +317,55 @@ def test_an_idle_room_expires_and_its_followers_are_told(
     assert (ended.kind, ended.data) == ("ended", {"reason": "expired"})
     assert httpx.get(f"{hall.presenter}/api/rooms/{code}").status_code == 404
     stream.close()
+
+
+def test_serve_with_workers_shares_rooms_through_redis(redis_url: str) -> None:
+    """`autograd-lab serve --workers 2`: followers' connections spread over both processes
+    and all follow the room."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    command = [str(Path(sys.executable).parent / "autograd-lab"), "serve", "--workers", "2",
+               "--port", str(port)]
+    process = subprocess.Popen(command, env={**os.environ, "LAB_REDIS_URL": redis_url},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    hall = Hall(base, [base])
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, "serve did not start"
+            time.sleep(0.1)
+        code, token = hall.create()
+        streams = [hall.follow(code) for _ in range(6)]
+        assert all(s.next().data["step"] == 0 for s in streams)
+        hall.put(code, token, 3)
+        assert all(s.next().data["step"] == 3 for s in streams)
+    finally:
+        for s in hall.streams:
+            s.close()
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_serve_with_workers_needs_redis() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "LAB_REDIS_URL"}
+    done = subprocess.run([str(Path(sys.executable).parent / "autograd-lab"), "serve",
+                           "--workers", "2", "--port", "1"], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "needs LAB_REDIS_URL" in done.stderr
