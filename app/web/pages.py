@@ -28,8 +28,9 @@ STATIC = ROOT / "static"
 TEMPLATES = ROOT / "templates"
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Modules of the presenter and of a page that follows a room, which the lab page loads only
-# then (present/follower.js is imported on demand): not preloaded with the lab's own.
-PRESENTER_ONLY = ("js/present/", "js/follow.js")
+# then (present/follower.js is imported on demand), and the quiz page's: not preloaded with
+# the lab's own.
+PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/")
 
 router = APIRouter(tags=["pages"])
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())
