@@ -234,8 +234,16 @@ def test_play_after_a_failed_run(page: Any, server_url: str) -> None:
     wait_done(page)
     page.fill("#source", source)
     page.click("#run")
-    wait_done(page)
-    play = page.locator("#play")
-    expect(play).to_have_attribute("aria-label", "Play")
-    expect(play).to_be_disabled()
-    assert play.locator("use").get_attribute("href") == "#i-play"
+    # Read at the first paint after the run: no waiting for the player's next beat.
+    shown = page.evaluate("""() => new Promise((resolve) => {
+        const look = () => {
+            if (document.body.dataset.run !== 'done') { requestAnimationFrame(look); return; }
+            requestAnimationFrame(() => requestAnimationFrame(() => {
+                const play = document.querySelector('#play');
+                resolve([play.getAttribute('aria-label'), play.disabled,
+                         play.querySelector('use').getAttribute('href')]);
+            }));
+        };
+        look();
+    })""")
+    assert shown == ["Play", True, "#i-play"]
