@@ -45,6 +45,7 @@ test: lint typecheck pytest
 # The README's screenshots (docs/*.png), made here and only here: no test writes them.
 docs: $(VENV)/.installed-test
 	$(BIN)/python -m tests.browser.screenshots docs
+	$(BIN)/python -m tests.browser.present_screenshots docs
 
 conformance: $(VENV)/.installed-run
 	$(BIN)/python ../shared/conformance/check.py --show 5
