@@ -5,6 +5,7 @@
 import * as api from './api.js';
 import { wireGestures, zoomStep } from './gestures.js';
 import { createPlayer } from './player.js';
+import * as predict from './predict.js';
 import * as programs from './programs.js';
 import { THEMES, initialState, reduce, shownStep, timeline } from './store.js';
 import { fromHash, toHash } from './url.js';
@@ -28,6 +29,7 @@ let dirty = false;
 let stream = null;
 let waitingForFirstStep = false;
 let follower = null;                // present/follower.js, on a page that follows a room
+let predicting = null;              // predict.js's view, once wired
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
@@ -55,6 +57,7 @@ function paint() {
   minimap.render($('minimap'), state);
   controls.render(document.querySelector('.controls'), state);
   queue.render($('queue'), state);
+  predicting?.paint(state);
   leaves.render($('leaves'), $('leaves-more'), state);
   again.render(document.querySelector('.again'), state);
   const said = status();
@@ -162,6 +165,7 @@ function togglePlay() {
 // -- wiring ----------------------------------------------------------------------------------
 
 function wire() {
+  predicting = predict.mount($('predict'), $('predict-panel'), $('queue'), () => state, dispatch);
   const area = $('source');
   area.addEventListener('input', () => {
     dispatch({ type: 'program', program: area.value });
