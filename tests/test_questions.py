@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 import pytest
@@ -284,6 +285,19 @@ def test_docs_describe_the_bank_and_the_exports(client: TestClient) -> None:
     for path in ("/quiz", "/api/questions/set", "/api/questions/export",
                  "/api/questions/{kind}/{seed}/answer"):
         assert path in paths
+
+
+def test_readme_answer_key_block_is_what_the_cli_prints(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```console\n(.*?)```", readme, flags=re.S)
+                if "questions answer-key" in b]
+    command, printed = block.strip().split("\n", 1)
+    assert command == "$ autograd-lab questions answer-key --seed 3 --count 3"
+    assert main(command.split()[2:]) == 0
+    assert capsys.readouterr().out == printed.strip() + "\n"
 
 
 def test_cli_show_and_answer_key(capsys: pytest.CaptureFixture[str]) -> None:
