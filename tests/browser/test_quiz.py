@@ -172,3 +172,30 @@ def test_predict_mode_asks_before_each_pop_and_keeps_score(page: Any, server_url
     assert "✗" in (page.locator(".predict-verdict").text_content() or "")
     assert page.locator(".predict-score").text_content() == "Score: 1 of 2"
     assert page.locator("#queue").evaluate("q => getComputedStyle(q).visibility") == "hidden"
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1440, "light"), (1440, "dark"), (390, "light")])
+def test_no_axe_violation_on_the_quiz_page_and_in_predict_mode(
+        browser: Any, watch: Watch, server_url: str, width: int, scheme: str) -> None:
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright",
+                              reason="the accessibility check runs axe-core")
+    rules = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa",
+                                                   "best-practice"]},
+             "resultTypes": ["violations"]}
+    page = new_page(browser, watch, width=width, height=900, scheme=scheme)
+    try:
+        page.goto(f"{server_url}/quiz?seed=2&count=7")
+        page.wait_for_selector("body[data-state='ready']")
+        page.locator("article.q button.check").first.click()
+        page.locator("article.q button.reveal").nth(1).click()
+        page.wait_for_selector("article.q .model:not([hidden])")
+        results = axe.Axe().run(page, options=rules)
+        assert results.violations_count == 0, results.generate_report()
+        page.goto(program_url(server_url, "a = 2.0\nb = 3.0\nloss = a * b + a\n", 0))
+        wait_done(page)
+        page.locator("#predict").click()
+        results = axe.Axe().run(page, options=rules)
+        assert results.violations_count == 0, results.generate_report()
+    finally:
+        page.context.close()
+    assert not watch.errors and not watch.foreign

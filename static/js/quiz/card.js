@@ -40,7 +40,7 @@ export function card(q, n, on) {
   const reveal = el('button', { type: 'button', class: 'reveal', text: 'Show model answer' });
   const score = el('span', { class: 'q-score', 'aria-live': 'polite' });
   root.append(el('div', { class: 'q-actions' }, check, reveal, score));
-  const model = el('section', { class: 'model', hidden: '', 'aria-label': 'Model answer' });
+  const model = el('section', { class: 'model', hidden: '', 'aria-label': `Model answer to question ${n}` });
   root.append(model);
   const marks = el('div', { class: 'self-mark', role: 'group', 'aria-label': 'Mark yourself' },
                    el('span', { class: 'sub', text: 'Mark yourself:' }));
