@@ -227,9 +227,23 @@ def check_next_pop(torch: Any, q: Any) -> None:
     assert set(q.facts["ready"]) == t.ready_before(j)
 
 
+def check_tracking(torch: Any, q: Any) -> None:
+    """Kind 8 (once the language accepts its programs): which leaves get a .grad, a
+    hook's effect, an in-place change's error."""
+    t = run_torch(torch, q.program)
+    assert {k: v is None for k, v in q.facts["grads"].items()} == {
+        k: v is None for k, v in t.grads.items()}
+    for part in q.parts:
+        if isinstance(part, NumericPart):
+            assert close(part.answer, t.grads[part.id.removesuffix(".grad")])
+    error = q.facts["error"]
+    assert (errors.NO_ERROR if error is None else f"{error['type']}: {error['message']}") == t.error
+
+
 CHECKS = {"pop-order": check_pop_order, "gradients": check_gradients,
           "second-backward": check_second_backward, "accumulation": check_accumulation,
-          "saved": check_saved, "dependencies": check_dependencies, "next-pop": check_next_pop}
+          "saved": check_saved, "dependencies": check_dependencies, "next-pop": check_next_pop,
+          "tracking": check_tracking}
 
 
 def test_every_available_kind_has_a_differential_check() -> None:
