@@ -202,3 +202,21 @@ def test_the_room_answers_while_the_hall_traces(app_server: Callable[..., str]) 
     assert len(statuses) == 160 and set(statuses) == {200}
     stream.close()
     hall.http.close()
+
+
+def test_the_rooms_benchmark_runs_small() -> None:
+    """bench/rooms.py end to end at a tenth of a percent of its size: every follower gets
+    every step and every posted program is traced (the timings are printed, never checked)."""
+    import contextlib
+    import io
+
+    from bench import rooms
+
+    sources = rooms.programs(30)
+    assert len(set(sources)) == 30
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rooms.main(followers=4, step_count=3, burst=6)
+    report = out.getvalue()
+    assert "(12 receipts of 4 followers, 0 missing)" in report, report
+    assert "6 traced, 0 told busy, 0 errors" in report, report

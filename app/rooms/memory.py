@@ -14,7 +14,15 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from app.rooms.store import LOG_EVENTS, Event, Record, RoomStore, Subscription
+from app.rooms.store import (
+    KEEPALIVE,
+    KEEPALIVE_S,
+    LOG_EVENTS,
+    Event,
+    Record,
+    RoomStore,
+    Subscription,
+)
 
 QUEUE_EVENTS = LOG_EVENTS   # a follower this far behind is cut off, to resume from the log
 
@@ -36,7 +44,7 @@ class _Queue(Subscription):
             self.loop.call_soon_threadsafe(self._put, event)
 
     def _put(self, event: Event | None) -> None:
-        if event is not None and self.queue.qsize() >= QUEUE_EVENTS:
+        if event is not None and event is not KEEPALIVE and self.queue.qsize() >= QUEUE_EVENTS:
             event = None
         self.queue.put_nowait(event)
 
@@ -98,6 +106,10 @@ class MemoryStore(RoomStore):
             self._change(room, kind, data, fields)
             return True
 
+    async def exists(self, code: str) -> bool:
+        with self._lock:
+            return self._live(code) is not None
+
     async def record(self, code: str) -> Record | None:
         with self._lock:
             room = self._live(code)
@@ -156,11 +168,18 @@ class MemoryStore(RoomStore):
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def _sweep(self) -> None:
+        """Also sends every follower a keep-alive comment every KEEPALIVE_S."""
+        ticks = 0
         while self._rooms:
             await asyncio.sleep(self.SWEEP_S)
+            ticks += 1
             with self._lock:
                 for code in list(self._expired()):
                     self._expire(code)
+                if ticks * self.SWEEP_S >= KEEPALIVE_S:
+                    ticks = 0
+                    for room in self._rooms.values():
+                        self._send(room, KEEPALIVE)
 
     def _expired(self) -> Iterator[str]:
         now = time.monotonic()
