@@ -247,3 +247,48 @@ def test_the_projector_theme_at_1280x720(hall: dict[str, Any], tmp_path: Path) -
     shot = tmp_path / "present-projector.png"
     presenter.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
+
+
+def test_follow_js_maps_room_frames_to_the_lab_timeline(page: Any, server_url: str) -> None:
+    """static/js/follow.js, in the page: a whole /api/trace document folds into the same run
+    the stream makes (passes, pops), and (pass, step) ↔ timeline index is a round trip for
+    every frame of every preset."""
+    from app.presets import PRESETS
+
+    page.goto(server_url)
+    page.wait_for_selector("body[data-run='done']")
+    got = page.evaluate("""async (sources) => {
+        const app = document.querySelector('script[type="module"]').src;
+        const base = app.replace(/js\\/app\\.js$/, '');
+        const follow = await import(base + 'js/follow.js');
+        const store = await import(base + 'js/store.js');
+        const out = [];
+        for (const source of sources) {
+          const doc = await (await fetch('/api/trace', {
+            method: 'POST', headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ source }) })).json();
+          const run = follow.runOf(store.emptyRun('running', source), doc);
+          const t = store.timeline(run);
+          const frames = [];
+          for (let k = 0; k < t.count; k++) {
+            const f = follow.passStep(run, k);
+            frames.push([f.pass, f.step, follow.globalStep(run, f.pass, f.step)]);
+          }
+          out.push({ status: run.status, pops: run.passes.map((p) => p.steps.length), frames,
+                     end: t.end });
+        }
+        return out;
+    }""", [p.source for p in PRESETS])
+    for p, result in zip(PRESETS, got, strict=True):
+        trace = run_source(p.source)
+        pops = [len(x.steps) for x in trace.passes]
+        assert result["status"] == "done" and result["pops"] == pops, p.id
+        frames = result["frames"]
+        assert [k for _, _, k in frames] == list(range(len(frames))), p.id
+        if not pops:                            # nothing popped: one frame, the start
+            assert frames == [[0, 0, 0]], p.id
+            continue
+        for pass_, step, _ in frames[:len(frames) - (1 if result["end"] else 0)]:
+            assert 0 <= step <= pops[pass_], (p.id, pass_, step)
+        if result["end"]:
+            assert frames[-1][:2] == [len(pops) - 1, pops[-1] + 1], p.id
