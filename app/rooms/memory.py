@@ -27,7 +27,9 @@ from app.rooms.store import (
 QUEUE_EVENTS = LOG_EVENTS   # a follower this far behind is cut off, to resume from the log
 
 
-class _Queue(Subscription):
+class LocalQueue(Subscription):
+    """One follower's events in this process (both backends hand them over through it)."""
+
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -59,7 +61,7 @@ class _Room:
     expires: float
     version: int = 0
     log: deque[Event] = field(default_factory=lambda: deque(maxlen=LOG_EVENTS))
-    followers: set[_Queue] = field(default_factory=set)
+    followers: set[LocalQueue] = field(default_factory=set)
     answers: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
@@ -145,7 +147,7 @@ class MemoryStore(RoomStore):
 
     @asynccontextmanager
     async def subscribe(self, code: str) -> AsyncIterator[Subscription]:
-        queue = _Queue()
+        queue = LocalQueue()
         with self._lock:
             room = self._live(code)
             if room is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from app.rooms.memory import _Queue
+from app.rooms.memory import LocalQueue
 from app.rooms.store import KEEPALIVE, LOG_EVENTS, Event, Record, RoomStore, Subscription
 
 logger = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class RedisStore(RoomStore):
         self._end = self._redis.register_script(_END)
         self._id = uuid.uuid4().hex[:12]
         self._numbers = itertools.count()
-        self._local: dict[str, dict[str, _Queue]] = {}
+        self._local: dict[str, dict[str, LocalQueue]] = {}
         self._listening: asyncio.Future[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._beat_s = max(0.5, min(10.0, idle_s / 4))
@@ -121,7 +121,7 @@ class RedisStore(RoomStore):
     @asynccontextmanager
     async def subscribe(self, code: str) -> AsyncIterator[Subscription]:
         await self._listen()
-        queue = _Queue()
+        queue = LocalQueue()
         member = f"{self._id}:{next(self._numbers)}"
         self._local.setdefault(code, {})[member] = queue
         followers = _keys(code)[2]
