@@ -25,6 +25,7 @@ RUN pip install /tmp/wheels/*.whl && rm -rf /tmp/wheels && useradd --create-home
 # app/web/pages.py serves static/ and templates/ from beside the app package.
 COPY static /usr/local/lib/python3.11/site-packages/static
 COPY templates /usr/local/lib/python3.11/site-packages/templates
+COPY lessons /usr/local/lib/python3.11/site-packages/lessons
 RUN python -c "import app.web.pages, app.trace.build; \
 assert app.trace.build.__file__.endswith('.so'), app.trace.__file__; \
 assert (app.web.pages.STATIC / 'js' / 'app.js').is_file(), app.web.pages.STATIC"

@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest bench conformance clean compiled test-compiled FORCE
+.PHONY: run test lint typecheck pytest bench docs conformance clean compiled test-compiled FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ test: lint typecheck pytest
 	elif [ "$(REQUIRE_COMPILED)" = 1 ]; then \
 	  echo "test-compiled: no C compiler that builds against Python.h ($(PY_CC))"; exit 1; \
 	else echo "test-compiled: skipped: no C compiler (with Python's headers) to build it"; fi
+
+# The README's screenshots (docs/*.png), made here and only here: no test writes them.
+docs: $(VENV)/.installed-test
+	$(BIN)/python -m tests.browser.screenshots docs
+	$(BIN)/python -m tests.browser.present_screenshots docs
 
 conformance: $(VENV)/.installed-run
 	$(BIN)/python ../shared/conformance/check.py --show 5

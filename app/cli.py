@@ -1,4 +1,4 @@
-"""`autograd-lab trace FILE...` and `autograd-lab serve`."""
+"""`autograd-lab trace FILE...`, `autograd-lab serve` and `autograd-lab questions ...`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from app.limits import DEFAULT_LIMITS, Limits
+from app.questions.cli import add_parser as add_questions
 from app.trace import trace_json
 
 # The contract's fields alone: which nodes popped, in order, and the final grads.
@@ -57,6 +58,16 @@ def serve(args: argparse.Namespace) -> int:
     from app.web.settings import Settings
 
     settings = Settings(host=args.host, port=args.port)
+    if args.workers > 1:
+        # Each process makes its own app from the same LAB_* settings; rooms must then live
+        # in Redis, or a follower landing on another process would not find its room.
+        if not settings.redis_url:
+            print("autograd-lab: serve --workers N>1 needs LAB_REDIS_URL (redis://HOST:PORT): "
+                  "each process would keep its own rooms", file=sys.stderr)
+            return 2
+        uvicorn.run("app.web.app:create_app", factory=True, host=settings.host,
+                    port=settings.port, workers=args.workers)
+        return 0
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
     return 0
 
@@ -75,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("serve", help="serve the lab on http://HOST:PORT")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="serve from N processes (rooms then need LAB_REDIS_URL)")
     s.set_defaults(run=serve)
+    add_questions(sub)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

@@ -1,7 +1,9 @@
 """The lab's presets: programs chosen to teach one thing each.
 
 Their expected values are never typed in here: tests run each preset through the engine
-and compare with recorded PyTorch where a recording exists.
+and compare with recorded PyTorch where a recording exists. Every gradient a preset sends
+is informative (none is 0, as a saturated tanh's would be), unless its lesson is exactly
+that: tests/test_presets.py holds them to it.
 """
 
 from __future__ import annotations
@@ -39,15 +41,15 @@ b = 0.8
 out = torch.tanh(w * x + b)
 out.backward()
 """),
-    _p("mixed", "Our mixed example",
+    _p("mixed", "Mixed operations",
        "Several ops and functions, a variable used twice, and two leaves ready at once: "
        "watch the ready queue decide.",
        """
-a = 2.0
-b = 3.0
-c = 4.0
+a = 0.5
+b = 0.8
+c = 1.5
 h = a * b
-g = torch.sin(h) + h.exp() / 100
+g = torch.sin(h) + h.exp() / 4
 loss = (g * c).tanh() + a * c
 loss.backward()
 """),
@@ -106,7 +108,7 @@ v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = v * 2
 y.backward()
 """),
-    _p("two-losses", "Two losses with retain_graph=True",
+    _p("two-losses", "Two losses, retain_graph=True",
        "Two losses share a graph: retain_graph=True keeps its saved tensors for the second "
        "backward, and the grads add up.",
        """

@@ -1,4 +1,4 @@
-"""`python -m bench [engine|api|page|all]`: run the benchmarks and print a report."""
+"""`python -m bench [engine|api|page|rooms|all]`: run the benchmarks and print a report."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 import platform
 import time
 
-from bench import api, builds, engine
+from bench import api, builds, engine, rooms
 
 
 def page() -> None:
@@ -25,7 +25,7 @@ def page() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("which", nargs="?", default="all",
-                        choices=("engine", "api", "page", "all"))
+                        choices=("engine", "api", "page", "rooms", "all"))
     parser.add_argument("--quick", action="store_true",
                         help="engine: sizes 1k and 10k and depth 10k only")
     parser.add_argument("--profile", nargs="?", type=int, const=10_000, metavar="OPS",
@@ -43,6 +43,9 @@ def main() -> None:
             engine.profile(args.profile)
     if args.which in ("api", "all"):
         api_ratio = api.main()
+    rooms_met = None
+    if args.which in ("rooms", "all"):
+        rooms_met = rooms.main()
     if args.which in ("page", "all"):
         page()
     print(f"Summary ({time.perf_counter() - started:.0f} s)")
@@ -53,6 +56,9 @@ def main() -> None:
         print(f"  engine, 10,000 ops: lab/torch = {engine_ratio}, "
               f"{builds.LABELS[builds.deployed()]}, median of pairs of runs; below "
               f"{engine.REQUIRED}? {ok}")
+    if rooms_met is not None:
+        print(f"  rooms: 500 followers, p99 PUT→receipt under {rooms.TARGET_P99_MS:.0f} ms with "
+              f"none missing? {'yes' if rooms_met else 'NO'}")
     if api_ratio is not None:
         ok = "yes" if api_ratio >= api.REQUIRED else "NO"
         print(f"  api: /api/trace rps / /healthz rps = {api_ratio:.2f}; at least "

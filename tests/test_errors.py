@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app.trace import run_source
-from engine import errors
+from engine import errors, op_errors
 from engine.errors import TorchError
 
 # -- the reference's texts, verbatim ------------------------------------------------------
@@ -65,9 +65,9 @@ def test_builders_give_the_reference_texts() -> None:
 
     assert pinned(errors.shape_mismatch((3,), (2,))) == ("RuntimeError", REF_SHAPE)
     assert pinned(errors.bad_gradient_type(1.0)) == ("TypeError", REF_GRADIENT_LIST)
-    assert pinned(errors.not_iterable(2.0)) == ("TypeError", REF_GRADIENT_FLOAT)
-    assert pinned(errors.not_a_tensor("tanh", 2.0)) == ("TypeError", REF_TANH_OF_FLOAT)
-    assert pinned(errors.no_attribute(2.0, "tanh")) == ("AttributeError", REF_FLOAT_TANH)
+    assert pinned(op_errors.not_iterable(2.0)) == ("TypeError", REF_GRADIENT_FLOAT)
+    assert pinned(op_errors.not_a_tensor("tanh", 2.0)) == ("TypeError", REF_TANH_OF_FLOAT)
+    assert pinned(op_errors.no_attribute(2.0, "tanh")) == ("AttributeError", REF_FLOAT_TANH)
     assert errors.torch_size(()) == "torch.Size([])"
     assert errors.torch_size((2, 3)) == "torch.Size([2, 3])"
 
@@ -210,14 +210,14 @@ def test_constants_outside_the_reference_are_live_pytorch_texts() -> None:
         return str(raised.value)
 
     a = torch.tensor(1.0, requires_grad=True)
-    assert message(lambda: torch.tensor(2) ** -1) == errors.INTEGER_NEGATIVE_POWER
-    assert message(lambda: torch.tensor([1, 2]).mean()) == errors.MEAN_OF_INTEGERS
+    assert message(lambda: torch.tensor(2) ** -1) == op_errors.INTEGER_NEGATIVE_POWER
+    assert message(lambda: torch.tensor([1, 2]).mean()) == op_errors.MEAN_OF_INTEGERS
     assert message(lambda: (a * 2).backward(inputs=[])) == errors.EMPTY_INPUTS
     assert message(lambda: (a * 2).backward(gradient=[])) == errors.NO_GRADIENTS
     assert message(lambda: torch.tensor(2**63)) == errors.INT64_OVERFLOW
-    assert message(lambda: torch.tensor([1.0, [2.0]])) == errors.NUMBER_NOT_LIST
-    assert message(lambda: torch.tensor([[1.0], 2.0])) == errors.NOT_A_SEQUENCE
-    assert message(lambda: a * 10**30) == errors.INT_TOO_BIG
+    assert message(lambda: torch.tensor([1.0, [2.0]])) == op_errors.NUMBER_NOT_LIST
+    assert message(lambda: torch.tensor([[1.0], 2.0])) == op_errors.NOT_A_SEQUENCE
+    assert message(lambda: a * 10**30) == op_errors.INT_TOO_BIG
     assert message(lambda: torch.tensor([1.0, 2.0]) * torch.tensor([1.0, 2.0, 3.0])) == (
-        errors.broadcast_mismatch((2,), (3,)).message)
-    assert message(lambda: torch.tensor([[1.0, 2.0], [3.0]])) == errors.ragged(2, 1, 1).message
+        op_errors.broadcast_mismatch((2,), (3,)).message)
+    assert message(lambda: torch.tensor([[1.0, 2.0], [3.0]])) == op_errors.ragged(2, 1, 1).message

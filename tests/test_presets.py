@@ -7,6 +7,10 @@ others against live PyTorch when torch is installed.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,3 +76,69 @@ def test_other_presets_match_live_pytorch(p: Preset) -> None:
 
     diffs = differences(lab(p), record(p.source))
     assert not diffs, "\n".join([p.id, *diffs])
+
+
+# -- every gradient informative ------------------------------------------------------------
+
+# Presets whose lesson is a zero gradient (a dead relu, a saturated tanh), with the reason.
+ZERO_ON_PURPOSE: dict[str, str] = {}
+
+
+def numbers(value: Any) -> list[float]:
+    if isinstance(value, list):
+        return [x for item in value for x in numbers(item)]
+    return [] if value is None else [float(value)]
+
+
+@pytest.mark.parametrize("p", PRESETS, ids=[p.id for p in PRESETS])
+def test_no_preset_sends_a_zero_gradient(p: Preset) -> None:
+    """A zero on an edge teaches nothing about the nodes behind it (a saturated tanh makes
+    a whole branch 0): the engine's own gradients, checked on every edge of every pass."""
+    document = lab(p)
+    sent = [(step["name"], s["edge"], s["value"])
+            for pass_ in document["passes"] for step in pass_["steps"] for s in step["sent"]]
+    assert sent or document["error"] is not None, "it sends gradients"
+    zeros = [(name, edge) for name, edge, value in sent
+             if any(x == 0.0 for x in numbers(value))]
+    if p.id in ZERO_ON_PURPOSE:
+        assert zeros, f"{p.id} is meant to show a zero gradient"
+    else:
+        assert not zeros, f"{p.id}: a zero gradient on {zeros}"
+
+
+# -- "Copy as PyTorch" runs in PyTorch --------------------------------------------------------
+
+WORKED_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "worked_example.py"
+PROGRAMS = {**{p.id: p.source for p in PRESETS}, "examples/worked_example.py":
+            WORKED_EXAMPLE.read_text()}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_as_pytorch_prints_the_labs_grads(name: str) -> None:
+    """The script the page copies, run by Python with live torch: it prints every leaf's
+    .grad, and those equal the lab's (float32, so to an ulp); a program PyTorch raises on
+    raises the same error there."""
+    pytest.importorskip("torch", reason="the copied script is run in PyTorch")
+    document = run_source(PROGRAMS[name]).model_dump(mode="json")
+    script = document["program"]["as_pytorch"]
+    assert "import torch" in script
+    grads = document["grads"]
+    values = ", ".join(f"{n!r}: None if {n}.grad is None else {n}.grad.tolist()" for n in grads)
+    check = f"\nimport json as _json\nprint(_json.dumps({{{values}}}))\n"
+    ran = subprocess.run([sys.executable, "-c", script + check], capture_output=True,
+                         text=True, timeout=120, check=False)
+    if document["error"] is not None:
+        error = document["error"]
+        assert ran.returncode != 0
+        assert ran.stderr.strip().splitlines()[-1] == f"{error['type']}: {error['message']}"
+        return
+    assert ran.returncode == 0, ran.stderr
+    *printed, last = ran.stdout.strip().splitlines()
+    assert [line.split(" =", 1)[0] for line in printed] == [f"{n}.grad" for n in grads]
+    torch_grads = json.loads(last)
+    for leaf, value in grads.items():
+        if value is None:
+            assert torch_grads[leaf] is None, leaf
+        else:
+            assert numbers(torch_grads[leaf]) == pytest.approx(numbers(value), rel=1e-6), leaf

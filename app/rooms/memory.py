@@ -14,12 +14,22 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from app.rooms.store import LOG_EVENTS, Event, Record, RoomStore, Subscription
+from app.rooms.store import (
+    KEEPALIVE,
+    KEEPALIVE_S,
+    LOG_EVENTS,
+    Event,
+    Record,
+    RoomStore,
+    Subscription,
+)
 
 QUEUE_EVENTS = LOG_EVENTS   # a follower this far behind is cut off, to resume from the log
 
 
-class _Queue(Subscription):
+class LocalQueue(Subscription):
+    """One follower's events in this process (both backends hand them over through it)."""
+
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -36,7 +46,7 @@ class _Queue(Subscription):
             self.loop.call_soon_threadsafe(self._put, event)
 
     def _put(self, event: Event | None) -> None:
-        if event is not None and self.queue.qsize() >= QUEUE_EVENTS:
+        if event is not None and event is not KEEPALIVE and self.queue.qsize() >= QUEUE_EVENTS:
             event = None
         self.queue.put_nowait(event)
 
@@ -51,7 +61,7 @@ class _Room:
     expires: float
     version: int = 0
     log: deque[Event] = field(default_factory=lambda: deque(maxlen=LOG_EVENTS))
-    followers: set[_Queue] = field(default_factory=set)
+    followers: set[LocalQueue] = field(default_factory=set)
     answers: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
@@ -98,6 +108,10 @@ class MemoryStore(RoomStore):
             self._change(room, kind, data, fields)
             return True
 
+    async def exists(self, code: str) -> bool:
+        with self._lock:
+            return self._live(code) is not None
+
     async def record(self, code: str) -> Record | None:
         with self._lock:
             room = self._live(code)
@@ -133,7 +147,7 @@ class MemoryStore(RoomStore):
 
     @asynccontextmanager
     async def subscribe(self, code: str) -> AsyncIterator[Subscription]:
-        queue = _Queue()
+        queue = LocalQueue()
         with self._lock:
             room = self._live(code)
             if room is not None:
@@ -156,11 +170,18 @@ class MemoryStore(RoomStore):
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def _sweep(self) -> None:
+        """Also sends every follower a keep-alive comment every KEEPALIVE_S."""
+        ticks = 0
         while self._rooms:
             await asyncio.sleep(self.SWEEP_S)
+            ticks += 1
             with self._lock:
                 for code in list(self._expired()):
                     self._expire(code)
+                if ticks * self.SWEEP_S >= KEEPALIVE_S:
+                    ticks = 0
+                    for room in self._rooms.values():
+                        self._send(room, KEEPALIVE)
 
     def _expired(self) -> Iterator[str]:
         now = time.monotonic()

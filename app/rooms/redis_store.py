@@ -20,8 +20,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from app.rooms.memory import _Queue
-from app.rooms.store import LOG_EVENTS, Event, Record, RoomStore, Subscription
+from app.rooms.memory import LocalQueue
+from app.rooms.store import KEEPALIVE, LOG_EVENTS, Event, Record, RoomStore, Subscription
 
 logger = logging.getLogger(__name__)
 PREFIX = "lab:room:"
@@ -63,16 +63,20 @@ def _keys(code: str) -> tuple[str, str, str]:
 
 class RedisStore(RoomStore):
     FOLLOWER_TTL_S = 30.0
+    MAX_CONNECTIONS = 50
 
     def __init__(self, url: str, idle_s: int) -> None:
         self.idle_s = idle_s
-        self._redis: Any = aioredis.from_url(url, decode_responses=True)
+        # A hall's followers connect at once: past MAX_CONNECTIONS they wait for one.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=self.MAX_CONNECTIONS, timeout=20)
+        self._redis: Any = aioredis.Redis(connection_pool=pool)
         self._create = self._redis.register_script(_CREATE)
         self._publish = self._redis.register_script(_PUBLISH)
         self._end = self._redis.register_script(_END)
         self._id = uuid.uuid4().hex[:12]
         self._numbers = itertools.count()
-        self._local: dict[str, dict[str, _Queue]] = {}
+        self._local: dict[str, dict[str, LocalQueue]] = {}
         self._listening: asyncio.Future[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._beat_s = max(0.5, min(10.0, idle_s / 4))
@@ -81,6 +85,9 @@ class RedisStore(RoomStore):
         pairs = [x for item in fields.items() for x in item]
         keys = _keys(code)[:2]
         return bool(await self._create(keys=keys, args=[self.idle_s, kind, data, *pairs]))
+
+    async def exists(self, code: str) -> bool:
+        return bool(await self._redis.exists(PREFIX + code))
 
     async def record(self, code: str) -> Record | None:
         room, log, _ = _keys(code)
@@ -114,7 +121,7 @@ class RedisStore(RoomStore):
     @asynccontextmanager
     async def subscribe(self, code: str) -> AsyncIterator[Subscription]:
         await self._listen()
-        queue = _Queue()
+        queue = LocalQueue()
         member = f"{self._id}:{next(self._numbers)}"
         self._local.setdefault(code, {})[member] = queue
         followers = _keys(code)[2]
@@ -191,6 +198,8 @@ class RedisStore(RoomStore):
                         for queue in list(local.values()):
                             queue.put(event)
                         continue
+                    for queue in list(local.values()):
+                        queue.put(KEEPALIVE)
                     deadline = time.time() + self.FOLLOWER_TTL_S
                     await self._redis.zadd(followers, dict.fromkeys(local, deadline))
                     await self._redis.expire(followers, self.idle_s)
@@ -203,4 +212,4 @@ class RedisStore(RoomStore):
         for task in self._tasks:
             with contextlib.suppress(BaseException):
                 await task
-        await self._redis.aclose()
+        await self._redis.aclose(close_connection_pool=True)

@@ -25,7 +25,7 @@ from app.rooms.models import (
     ViewState,
 )
 from app.rooms.polls import next_pop
-from app.rooms.store import Event, Record, RoomStore, replay
+from app.rooms.store import KEEPALIVE, Event, Record, RoomStore, replay
 
 TraceFunction = Callable[[str], Awaitable[bytes]]
 
@@ -33,7 +33,7 @@ TraceFunction = Callable[[str], Awaitable[bytes]]
 class RoomError(Exception):
     """A request the room refuses; `status` is the HTTP status the routes answer."""
 
-    status = 400
+    status = 422
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -85,6 +85,9 @@ class Rooms:
         if not codes.token_matches(token, record.fields["token"]):
             raise Forbidden("only the presenter (with the room's token) can do this")
         return record
+
+    async def exists(self, code: str) -> bool:
+        return await self.store.exists(code)
 
     async def info(self, code: str) -> RoomInfo:
         record = await self._record(code)
@@ -171,7 +174,6 @@ class Rooms:
     async def events(self, code: str, last_id: int | None) -> AsyncIterator[Event]:
         """The follower's stream: what it missed or the current state, then each change as
         it happens, ending after `ended` (or when it falls too far behind, to resume)."""
-        await self._record(code)
         async with self.store.subscribe(code) as live:
             record = await self.store.record(code)
             if record is None:
@@ -182,6 +184,9 @@ class Rooms:
                 yield event
                 sent = event.id
             async for event in live:
+                if event is KEEPALIVE:
+                    yield event
+                    continue
                 if event.kind == "ended":
                     yield Event(max(event.id, sent + 1), event.kind, event.data)
                     return

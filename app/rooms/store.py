@@ -12,18 +12,27 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 LOG_EVENTS = 256        # a follower that reconnects within this many events misses none
+KEEPALIVE_S = 15.0      # a comment this often on an idle stream, so that proxies keep it
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One change, as followers receive it: its id is the room's version after it."""
+    """One change, as followers receive it: its id is the room's version after it. `wire`
+    is the event as Server-Sent Events bytes, made once and sent to every follower (a
+    lecture hall's 500 connections share it)."""
 
     id: int
     kind: str
-    data: str           # JSON
+    data: str           # JSON, on one line
+    wire: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        text = (f"event: {self.kind}\nid: {self.id}\ndata: {self.data}\n\n" if self.kind
+                else ": ping\n\n")
+        object.__setattr__(self, "wire", text.encode())
 
     def encode(self) -> str:
         return f"{self.id}\n{self.kind}\n{self.data}"
@@ -32,6 +41,9 @@ class Event:
     def decode(text: str) -> Event:
         id_, kind, data = text.split("\n", 2)
         return Event(int(id_), kind, data)
+
+
+KEEPALIVE = Event(-1, "", "")     # not a change: a comment that keeps the connection open
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +72,9 @@ class RoomStore(ABC):
                      data: str) -> bool:
         """A new room at version 1 whose first event is (kind, data); False if the code is
         taken."""
+
+    @abstractmethod
+    async def exists(self, code: str) -> bool: ...
 
     @abstractmethod
     async def record(self, code: str) -> Record | None:

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request, Response
 
-from app.web import api, pages, present, rooms
+from app.web import api, pages, present, questions, rooms
 from app.web.settings import Settings
 
 # No inline script or style and no other host, on every response.
@@ -19,7 +19,8 @@ CONTENT_SECURITY_POLICY = (
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    app = FastAPI(title="Autograd Lab", version="0.1.0",
+    # /docs is the lab's own page (pages.py): FastAPI's loads Swagger UI from another host.
+    app = FastAPI(title="Autograd Lab", version="0.1.0", docs_url=None, redoc_url=None,
                   description="See PyTorch's backward pass, one ready-queue pop at a time.")
     app.state.settings = settings
     app.state.trace_cache = api.TraceCache()
@@ -28,6 +29,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.health_router)
     app.include_router(rooms.router)
     app.include_router(present.lessons_router)
+    app.include_router(questions.router)
     app.include_router(pages.router)
     app.include_router(present.router)
     pages.mount_static(app)

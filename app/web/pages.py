@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, Request
@@ -26,6 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
 TEMPLATES = ROOT / "templates"
 IMMUTABLE = "public, max-age=31536000, immutable"
+# Modules of the presenter and of a page that follows a room, which the lab page loads only
+# then (present/follower.js is imported on demand), and the quiz page's: not preloaded with
+# the lab's own.
+PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/")
 
 router = APIRouter(tags=["pages"])
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())
@@ -56,7 +61,23 @@ def static_tree(directory: Path = STATIC) -> StaticTree:
 async def index(request: Request) -> HTMLResponse:
     tree: StaticTree = request.app.state.static_tree
     html = _templates.get_template("index.html").render(
-        static=tree.url, modules=[tree.url(m) for m in tree.modules if m != "js/app.js"])
+        static=tree.url, modules=[tree.url(m) for m in tree.modules if m != "js/app.js"
+                                  and not m.startswith(PRESENTER_ONLY)])
+    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+
+# Swagger UI's files, as the fastapi-offline package ships them: /docs needs no other host.
+DOCS_ASSETS = Path(str(files("fastapi_offline") / "static"))
+DOCS_ASSETS_URL = "/docs-assets"
+
+
+@router.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+async def docs(request: Request) -> HTMLResponse:
+    """The API's description in Swagger UI, every file from the lab itself (the page's CSP
+    allows no other host and no inline script)."""
+    tree: StaticTree = request.app.state.static_tree
+    html = _templates.get_template("docs.html").render(
+        static=tree.url, assets=DOCS_ASSETS_URL, openapi_url=request.app.openapi_url)
     return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
 
@@ -84,3 +105,4 @@ def mount_static(app: FastAPI) -> None:
     tree = static_tree()
     app.state.static_tree = tree
     app.mount("/static", VersionedStatic(STATIC, tree.version), name="static")
+    app.mount(DOCS_ASSETS_URL, StaticFiles(directory=DOCS_ASSETS), name="docs-assets")

@@ -70,7 +70,7 @@ async def join(request: Request, code: str) -> Response:
     from app.web.rooms import rooms_of
 
     normal = codes.normalize(code)
-    if normal is not None and await rooms_of(request).store.record(normal) is not None:
+    if normal is not None and await rooms_of(request).exists(normal):
         return RedirectResponse(f"/?room={normal}", 303)
     return _page(request, "join.html", status=404, code=code, wrong=True)
 

@@ -17,7 +17,7 @@ from typing import Annotated
 import segno
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.sse import EventSourceResponse, ServerSentEvent
+from fastapi.sse import EventSourceResponse
 
 from app.rooms import codes
 from app.rooms.memory import MemoryStore
@@ -34,7 +34,7 @@ from app.rooms.models import (
     ViewState,
 )
 from app.rooms.service import RoomError, Rooms
-from app.rooms.store import RoomStore
+from app.rooms.store import Event, RoomStore
 from app.web import api
 from app.web.settings import Settings
 
@@ -112,24 +112,33 @@ async def room(code: Code, rooms: RoomsDep) -> RoomInfo:
 
 
 async def existing_room(code: Code, rooms: RoomsDep) -> str:
-    await room(code, rooms)
+    """404 before a stream starts, for a room that is not (or no longer) there."""
+    if not await rooms.exists(code):
+        raise HTTPException(404, "no such room: it has ended, expired, or the code is wrong")
     return code
 
 
-@router.get("/{code}/events", response_class=EventSourceResponse)
+@router.get("/{code}/events", response_class=Response, responses={200: {
+    "description": "the room's events as Server-Sent Events",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
 async def room_events(
         code: Annotated[str, Depends(existing_room)], rooms: RoomsDep,
         last_event_id: Annotated[int | None, Header(ge=0)] = None,
         after: Annotated[int | None, Query(ge=0, description="as Last-Event-ID")] = None,
-) -> AsyncIterator[ServerSentEvent]:
+) -> EventSourceResponse:
     """Server-Sent Events: `state` (the view state), `poll` (a question), `results` (the
-    revealed answer), `ended`. The first events are the current state; with
-    `Last-Event-ID` (sent by browsers on reconnection), the events missed since."""
-    first = True
-    async for event in rooms.events(code, last_event_id if last_event_id is not None else after):
-        yield ServerSentEvent(event=event.kind, id=str(event.id), raw_data=event.data,
-                              retry=RETRY_MS if first else None)
-        first = False
+    revealed answer), `ended`, each with its `id`. The first events are the current
+    state; with `Last-Event-ID` (sent by browsers on reconnection), the events missed
+    since. Each event's bytes are made once for every follower (see Event.wire)."""
+    events = rooms.events(code, last_event_id if last_event_id is not None else after)
+    return EventSourceResponse(_wire(events), headers={
+        "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def _wire(events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    async for event in events:
+        yield event.wire
 
 
 @router.put("/{code}/state", status_code=204, response_class=Response)

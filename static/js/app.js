@@ -5,6 +5,7 @@
 import * as api from './api.js';
 import { wireGestures, zoomStep } from './gestures.js';
 import { createPlayer } from './player.js';
+import * as predict from './predict.js';
 import * as programs from './programs.js';
 import { THEMES, initialState, reduce, shownStep, timeline } from './store.js';
 import { fromHash, toHash } from './url.js';
@@ -27,10 +28,13 @@ let state = initialState(fromHash(location.hash));
 let dirty = false;
 let stream = null;
 let waitingForFirstStep = false;
+let follower = null;                // present/follower.js, on a page that follows a room
+let predicting = null;              // predict.js's view, once wired
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
   state = reduce(state, action);
+  if (follower) follower.observe(action);
   // The run's status is on <body> at once, not at the next frame, so that anything
   // watching the page (tests, assistive tools) never reads the previous run's "done".
   if (document.body.dataset.run !== state.run.status) document.body.dataset.run = state.run.status;
@@ -53,6 +57,7 @@ function paint() {
   minimap.render($('minimap'), state);
   controls.render(document.querySelector('.controls'), state);
   queue.render($('queue'), state);
+  predicting?.paint(state);
   leaves.render($('leaves'), $('leaves-more'), state);
   again.render(document.querySelector('.again'), state);
   const said = status();
@@ -160,6 +165,7 @@ function togglePlay() {
 // -- wiring ----------------------------------------------------------------------------------
 
 function wire() {
+  predicting = predict.mount($('predict'), $('predict-panel'), $('queue'), () => state, dispatch);
   const area = $('source');
   area.addEventListener('input', () => {
     dispatch({ type: 'program', program: area.value });
@@ -196,6 +202,8 @@ function wire() {
     dispatch({ type: 'settings', settings: { theme: next } });
   });
   $('share').addEventListener('click', share);
+  $('present').addEventListener('click', () => { location.href = `/present${toHash(state, shownStep(state))}`; });
+  $('go-live').addEventListener('click', () => { location.href = `/present?live=1${toHash(state, shownStep(state))}`; });
   $('again').addEventListener('click', () => {
     const retain = state.settings.retain;
     rewrite(programs.backwardAgain(state.program, retain), retain ? 'again-retain' : 'again');
@@ -299,6 +307,13 @@ async function start() {
     dispatch({ type: 'run-failed', message: String(err.message || err) });
   }
   dispatch({ type: 'presets', presets: list });
+  const room = new URLSearchParams(location.search).get('room');
+  if (room) {
+    const { startFollowing } = await import('./present/follower.js');
+    follower = startFollowing(room, { getState: () => state, dispatch, stop: () => stream?.abort() });
+    paint();
+    return;
+  }
   if (wanted.program === undefined && list.length) dispatch({ type: 'program', program: list[0].source });
   if (state.program.trim()) run({ step: wanted.step ?? 0, note: wanted.note ?? null });
   else paint();

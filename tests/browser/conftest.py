@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,8 +28,9 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="session")
-def server_url() -> Iterator[str]:
+@contextmanager
+def live_server() -> Iterator[str]:
+    """The app served by uvicorn on a free loopback port, in a thread: its base URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -41,9 +43,17 @@ def server_url() -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    with live_server() as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

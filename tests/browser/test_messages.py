@@ -49,7 +49,7 @@ def test_underline_follows_a_scrolled_long_program(page: Any, server_url: str,
     source = long_program(bad_line=47)
     error = run_source(source).error
     assert error is not None and error.kind == "rejected" and error.line == 47
-    assert error.end_line == 47 and error.end_col is not None
+    assert error.end_line == 47 and error.end_col is not None and error.col is not None
     page.goto(program_url(server_url, source))
     wait_done(page)
     mark = page.locator("#marks mark.err")
@@ -76,6 +76,7 @@ def test_underline_spans_the_lines_the_server_gives(page: Any, server_url: str) 
     source = 'w = 3.0\ny = w * {\n    "a": 1}\nz = y\n'
     error = run_source(source).error
     assert error is not None and error.kind == "rejected"
+    assert error.line is not None and error.col is not None
     assert error.end_line is not None and error.end_col is not None
     assert error.end_line > error.line, "the construct spans two lines"
     page.goto(program_url(server_url, source))
