@@ -19,13 +19,19 @@ BRIEF: dict[str, Any] = {
 
 
 def _limits(pairs: list[str]) -> Limits:
-    values: dict[str, int] = {}
+    """`NAME=VALUE` pairs over the defaults; a limit's value has its default's type."""
+    values: dict[str, float] = {}
     for pair in pairs:
-        name, _, value = pair.partition("=")
-        if name not in Limits.names() or not value.isdigit():
-            raise SystemExit(f"autograd-lab: --limit takes NAME=INTEGER with NAME one of "
-                             f"{', '.join(Limits.names())}")
-        values[name] = int(value)
+        name, _, text = pair.partition("=")
+        kind = type(getattr(DEFAULT_LIMITS, name, None))
+        try:
+            value = kind(text) if kind in (int, float) else None
+        except ValueError:
+            value = None
+        if value is None or value <= 0:
+            raise SystemExit(f"autograd-lab: --limit takes NAME=VALUE, a positive number, "
+                             f"with NAME one of {', '.join(Limits.names())}")
+        values[name] = value
     return DEFAULT_LIMITS.with_values(**values)
 
 

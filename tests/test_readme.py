@@ -49,8 +49,8 @@ def test_readme_shows_the_example_file() -> None:
 
 
 def test_readme_limits_table_is_the_defaults() -> None:
-    rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \|", README, flags=re.M)
-    documented = {name: int(value.replace(",", "")) for name, value in rows}
+    rows = re.findall(r"^\| `(\w+)` \| ([\d,.]+) \|", README, flags=re.M)
+    documented = {name: float(value.replace(",", "")) for name, value in rows}
     defaults = Limits()
     assert documented == {name: getattr(defaults, name) for name in Limits.names()}
 

@@ -162,9 +162,11 @@ class Interpreter:
         self.depth = 0
         self.passes = 0
         self.in_backward = 0
+        self.backward_failed = False      # the error came out of a backward or grad call
         self.in_hook = 0
         self.started = time.monotonic()
         self.spans: list[ir.Span] = []
+        self.error_span: ir.Span | None = None   # where the error that stops the run is
         self.loops: list[int] = []
         self.frames: list[Frame] = []     # the calls under way, innermost last
         self.epoch = 0                    # bumped when a tensor starts to require grad
@@ -178,7 +180,7 @@ class Interpreter:
             if self.program.implicit_output is not None:
                 self.implicit_backward(self.program.implicit_output)
         except TorchError as e:
-            kind = "backward" if self.in_backward else "forward"
+            kind = "backward" if self.backward_failed else "forward"
             error = self._error(kind, e.type_name, e.message)
         except (NodeLimitExceeded, TensorTooLarge, LimitExceeded) as limit:
             error = self._error("limit", "UnsupportedError", f"{limit}: the lab's limit keeps "
@@ -195,7 +197,7 @@ class Interpreter:
         self.emit(ProgramFinished(grads, error, self.printed))
 
     def _error(self, kind: str, type_: str, message: str) -> ProgramError:
-        span = self.spans[-1] if self.spans else self._last_line()
+        span = self.error_span or (self.spans[-1] if self.spans else self._last_line())
         return ProgramError(kind, type_, message, span.line, span.col, span.end_line,
                             span.end_col)
 
@@ -249,6 +251,10 @@ class Interpreter:
         self.spans.append(stmt.span)
         try:
             signal = self._statement(stmt, frame)
+        except (TorchError, LimitExceeded, NodeLimitExceeded, TensorTooLarge):
+            if self.error_span is None:
+                self.error_span = stmt.span
+            raise
         finally:
             self.spans.pop()
         if not isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
@@ -522,6 +528,9 @@ class Interpreter:
                 self.emit(event)
                 if isinstance(event, NodePopped) and event.error is None:
                     self.tick_pop()
+        except TorchError:
+            self.backward_failed = True
+            raise
         finally:
             self.in_backward -= 1
         self._warnings(span.line)
@@ -535,51 +544,58 @@ class Interpreter:
     def eval(self, expr: ir.Expr, frame: Frame) -> Value:
         from app.language import operators
 
-        if isinstance(expr, ir.Name):
-            return self.lookup(expr.id, frame, expr.span)
-        if isinstance(expr, ir.Const):
-            return expr.value
-        if isinstance(expr, ir.BinOp):
-            return operators.binary(self, expr.op, self.eval(expr.left, frame),
-                                    self.eval(expr.right, frame))
-        if isinstance(expr, ir.Call):
-            return self.eval_call(expr, frame)
-        if isinstance(expr, ir.Attribute):
-            from app.language.attributes import get_attribute
+        try:
+            if isinstance(expr, ir.Name):
+                return self.lookup(expr.id, frame, expr.span)
+            if isinstance(expr, ir.Const):
+                return expr.value
+            if isinstance(expr, ir.BinOp):
+                return operators.binary(self, expr.op, self.eval(expr.left, frame),
+                                        self.eval(expr.right, frame))
+            if isinstance(expr, ir.Call):
+                return self.eval_call(expr, frame)
+            if isinstance(expr, ir.Attribute):
+                from app.language.attributes import get_attribute
 
-            return get_attribute(self, self.eval(expr.value, frame), expr.attr)
-        if isinstance(expr, ir.Subscript):
-            return self.get_item(self.eval(expr.value, frame), self.index(expr.index, frame))
-        if isinstance(expr, ir.UnaryOp):
-            return operators.unary(self, expr.op, self.eval(expr.operand, frame))
-        if isinstance(expr, ir.Compare):
-            return self.eval_compare(expr, frame)
-        if isinstance(expr, ir.BoolOp):
-            result: Value = None
-            for value in expr.values:
-                result = self.eval(value, frame)
-                if self.truth(result) == (expr.op == "or"):
-                    return result
-            return result
-        if isinstance(expr, ir.IfExp):
-            chosen = expr.body if self.truth(self.eval(expr.test, frame)) else expr.orelse
-            return self.eval(chosen, frame)
-        if isinstance(expr, ir.TupleExpr):
-            return tuple(self.elements(expr.items, frame))
-        if isinstance(expr, ir.ListExpr):
-            return self.elements(expr.items, frame)
-        if isinstance(expr, ir.DictExpr):
-            return {self.hashable(self.eval(k, frame)): self.eval(v, frame)
-                    for k, v in zip(expr.keys, expr.values, strict=True)}
-        if isinstance(expr, ir.ListComp):
-            return self.eval_comprehension(expr, frame)
-        if isinstance(expr, ir.FString):
-            return self.eval_fstring(expr, frame)
-        if isinstance(expr, ir.Lambda):
-            return LambdaFunction(expr, frame)
-        if isinstance(expr, ir.SliceExpr):
-            return self.eval_slice(expr, frame)
-        raise AssertionError(f"unknown expression {expr!r}")
+                return get_attribute(self, self.eval(expr.value, frame), expr.attr)
+            if isinstance(expr, ir.Subscript):
+                return self.get_item(self.eval(expr.value, frame), self.index(expr.index, frame))
+            if isinstance(expr, ir.UnaryOp):
+                return operators.unary(self, expr.op, self.eval(expr.operand, frame))
+            if isinstance(expr, ir.Compare):
+                return self.eval_compare(expr, frame)
+            if isinstance(expr, ir.BoolOp):
+                result: Value = None
+                for value in expr.values:
+                    result = self.eval(value, frame)
+                    if self.truth(result) == (expr.op == "or"):
+                        return result
+                return result
+            if isinstance(expr, ir.IfExp):
+                chosen = expr.body if self.truth(self.eval(expr.test, frame)) else expr.orelse
+                return self.eval(chosen, frame)
+            if isinstance(expr, ir.TupleExpr):
+                return tuple(self.elements(expr.items, frame))
+            if isinstance(expr, ir.ListExpr):
+                return self.elements(expr.items, frame)
+            if isinstance(expr, ir.DictExpr):
+                return {self.hashable(self.eval(k, frame)): self.eval(v, frame)
+                        for k, v in zip(expr.keys, expr.values, strict=True)}
+            if isinstance(expr, ir.ListComp):
+                return self.eval_comprehension(expr, frame)
+            if isinstance(expr, ir.FString):
+                return self.eval_fstring(expr, frame)
+            if isinstance(expr, ir.Lambda):
+                return LambdaFunction(expr, frame)
+            if isinstance(expr, ir.SliceExpr):
+                return self.eval_slice(expr, frame)
+            raise AssertionError(f"unknown expression {expr!r}")
+        except (TorchError, LimitExceeded, NodeLimitExceeded, TensorTooLarge):
+            # The innermost expression that raised is where the error is: the page
+            # underlines it, as Python's traceback points its carets at it.
+            if self.error_span is None:
+                self.error_span = expr.span
+            raise
 
     def elements(self, items: list[ir.Expr], frame: Frame) -> list[Value]:
         out: list[Value] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from app.language.tensor_api import check_hook_count
 from app.language.values import BoundMethod, Builtin, Value, type_name
 from engine import hooks
 from engine.accumulate_grad import AccumulateGrad
@@ -37,6 +38,8 @@ def _sequence_nr(interp: Interpreter, args: Args, kwargs: Kwargs) -> int:
 def _register_prehook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     node, fn = args[0], (args[1] if len(args) > 1 else _plain(kwargs).get("hook"))
 
+    check_hook_count(interp, len(node.pre_hooks), "a node")
+
     def hook(grad_outputs: tuple[Any, ...]) -> Any:
         return interp.call_hook(fn, [grad_outputs])
 
@@ -45,6 +48,8 @@ def _register_prehook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 def _register_hook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     node, fn = args[0], (args[1] if len(args) > 1 else _plain(kwargs).get("hook"))
+
+    check_hook_count(interp, len(node.post_hooks), "a node")
 
     def hook(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> Any:
         return interp.call_hook(fn, [grad_inputs, grad_outputs])

@@ -198,11 +198,12 @@ def _retain_grad(interp: Interpreter, t: Tensor, a: Kwargs) -> None:
     hooks.retain_grad(t)
 
 
-def _check_hooks(interp: Interpreter, count: int) -> None:
+def check_hook_count(interp: Interpreter, count: int, what: str = "a tensor") -> None:
+    """`max_hooks`: a hook registered in a loop would otherwise pile up without end."""
     if count >= interp.limits.max_hooks:
         from app.language.interpreter import LimitExceeded
 
-        raise LimitExceeded(f"a tensor may have at most {interp.limits.max_hooks} hooks in "
+        raise LimitExceeded(f"{what} may have at most {interp.limits.max_hooks} hooks in "
                             "the lab (were hooks registered inside a loop?)")
 
 
@@ -210,7 +211,7 @@ def _check_hooks(interp: Interpreter, count: int) -> None:
 def _register_hook(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
     fn = a["hook"]
     existing = t.hooks if t.grad_fn is None else t.grad_fn.tensor_pre_hooks.get(t.output_nr, [])
-    _check_hooks(interp, len(existing))
+    check_hook_count(interp, len(existing))
 
     def hook(grad: Tensor) -> Any:
         return interp.call_hook(fn, [grad])
@@ -221,7 +222,7 @@ def _register_hook(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
 @method("register_post_accumulate_grad_hook", "hook")
 def _post_accumulate(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
     fn = a["hook"]
-    _check_hooks(interp, len(t.post_accumulate_hooks))
+    check_hook_count(interp, len(t.post_accumulate_hooks))
 
     def hook(tensor: Tensor) -> Any:
         return interp.call_hook(fn, [tensor])

@@ -23,6 +23,12 @@ class Settings(BaseSettings):
     max_nodes: int = Limits.max_nodes
     max_elements: int = Limits.max_elements
     max_number_bits: int = Limits.max_number_bits
+    max_statements: int = Limits.max_statements
+    max_iterations: int = Limits.max_iterations
+    max_call_depth: int = Limits.max_call_depth
+    max_hooks: int = Limits.max_hooks
+    max_seconds: float = Limits.max_seconds
+    max_full_passes: int = Limits.max_full_passes
     # Rooms (instructor demo mode): in-process unless LAB_REDIS_URL names a Redis server.
     redis_url: str | None = Field(None, description="redis://HOST:PORT/DB: rooms shared by "
                                                     "every server process that names it")
