@@ -1,14 +1,18 @@
 """The conformance README's matching rules, as one typed function used by several tests.
 
 A lab document matches a recorded PyTorch trace when `passes` agree exactly on each
-step's name, seq and leaf; `grads` agree within rtol 1e-4 / atol 1e-5 (with "nan",
-"inf" and "-inf" standing for themselves); and `error` has the same type and message.
+step's name, seq and leaf (and on `kind` where the recorded pass has one); `grads` agree
+within rtol 1e-4 / atol 1e-5 (with "nan", "inf" and "-inf" standing for themselves);
+`error` has the same type and message; and, where the recording has `printed`, the
+printed strings agree once memory addresses (0x...) are hidden and trailing whitespace
+is stripped. These are ../shared/conformance/check.py's rules.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +20,11 @@ RTOL, ATOL = 1e-4, 1e-5
 UINT64_MAX = 2**64 - 1
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-CASES_PATH = TESTS / "data" / "conformance_cases.jsonl"
+CORPORA_DIR = TESTS / "data" / "conformance"
+# Copies of ../shared/conformance/*.jsonl, so the tests need neither torch nor that folder.
+CORPORA = ("cases", "rules", "network", "modules")
+CASES_PATH = CORPORA_DIR / "cases.jsonl"
+ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -24,6 +32,16 @@ def load_cases(path: Path = CASES_PATH) -> list[dict[str, Any]]:
     """The recorded PyTorch cases: {"id", "source", "expected"} per line."""
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def load_corpora() -> list[dict[str, Any]]:
+    """Every public corpus's cases, each with its corpus's name under "corpus"."""
+    return [{**case, "corpus": name} for name in CORPORA
+            for case in load_cases(CORPORA_DIR / f"{name}.jsonl")]
+
+
+def printed_text(line: str) -> str:
+    return ADDRESS.sub("0x…", line).rstrip()
 
 
 def as_number(x: object) -> float | None:
@@ -86,6 +104,8 @@ def differences(got: Any, want: dict[str, Any]) -> list[str]:
     for i, (g, w) in enumerate(zip(gp, wp, strict=False)):
         if g.get("output") != w["output"]:
             diffs.append(f"pass {i} output: expected {w['output']!r}, got {g.get('output')!r}")
+        if "kind" in w and g.get("kind") != w["kind"]:
+            diffs.append(f"pass {i} kind: expected {w['kind']!r}, got {g.get('kind')!r}")
         gs, ws = g.get("steps", []), w["steps"]
         if [step_key(s) for s in gs] != [step_key(s) for s in ws]:
             diffs.append(f"pass {i} steps:\n    expected: {' '.join(map(step_text, ws))}"
@@ -105,4 +125,10 @@ def differences(got: Any, want: dict[str, Any]) -> list[str]:
     elif (not isinstance(ge, dict) or ge.get("type") != we["type"]
           or str(ge.get("message", "")).strip() != we["message"].strip()):
         diffs.append(f"error: expected {json.dumps(we)}, got {json.dumps(ge)}")
+    if "printed" in want:
+        printed = got.get("printed")
+        if (not isinstance(printed, list)
+                or [printed_text(str(x)) for x in printed]
+                != [printed_text(x) for x in want["printed"]]):
+            diffs.append(f"printed: expected {want['printed']!r}, got {printed!r}")
     return diffs
