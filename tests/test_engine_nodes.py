@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from app.trace import run_source
-from engine import UINT64_MAX, AutogradContext, Tensor, TorchError, backward, functions, tensor
+from engine import UINT64_MAX, AutogradContext, Tensor, TorchError, dtypes, functions, tensor
+from engine import run_backward as backward
 from engine.errors import FREED_GRAPH
 from engine.events import NodePopped
 from engine.node import Node
@@ -246,8 +247,8 @@ def test_mul_saves_only_what_the_other_side_needs() -> None:
         assert edges(node) == [a.grad_accumulator(), None]
         assert set(saved(node)) == {"other"}                # self=None: not saved
         other = saved(node)["other"]
-        assert other.dtype == np.int64 and other.tolist() == 2
-    assert saved(node_of(a * 2.5))["other"].dtype == np.float64
+        assert other.dtype is dtypes.int64 and other.tolist() == 2
+    assert saved(node_of(a * 2.5))["other"].dtype is dtypes.float64
     assert set(saved(node_of(a * t))) == {"other"} and saved(node_of(a * t))["other"] is t
     assert set(saved(node_of(t * a))) == {"self"} and saved(node_of(t * a))["self"] is t
     assert edges(node_of(t * a)) == [None, a.grad_accumulator()]
@@ -345,7 +346,7 @@ def test_sequence_numbers_count_nodes_only() -> None:
     third = functions.tanh(second)
     assert [node_of(x).sequence_nr for x in (first, second, third)] == [0, 1, 2]
     acc = a.grad_accumulator()
-    assert acc.name == "AccumulateGrad" and acc.sequence_nr == UINT64_MAX
+    assert acc.node_name == "torch::autograd::AccumulateGrad" and acc.sequence_nr == UINT64_MAX
     assert a.grad_accumulator() is acc
     assert edges(node_of(a * a)) == [acc, acc]
     assert a.grad_fn is None and a.is_leaf
@@ -394,7 +395,7 @@ def test_saved_tensors_are_freed_right_after_each_node_runs() -> None:
             freed = [other.saved[n].released for n in tensors_saved(other)]
             assert all(freed) if other in popped else not any(freed), other
         assert sorted(event.released) == sorted(tensors_saved(node))
-    assert [n.name for n in popped] == ["PowBackward0", "MulBackward0", "TanhBackward0",
+    assert [n.type_name for n in popped] == ["PowBackward0", "MulBackward0", "TanhBackward0",
                                         "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
     for node in popped:
         for name, var in node.saved.items():
@@ -518,7 +519,7 @@ def test_create_graph_records_nodes_and_numbers_as_pytorch() -> None:
     grad = a.grad
     assert grad is not None
     copy = node_of(grad)
-    assert copy.name == "CopyBackwards" and copy.sequence_nr == 4
+    assert copy.node_name == "torch::autograd::CopyBackwards" and copy.sequence_nr == 4
     z = a * 3
     assert node_of(z).sequence_nr == 5
     trace = run_source("a = 1.5\ny = a * a\ny.backward(create_graph=True)\nz = a * 3\n"

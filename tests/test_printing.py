@@ -72,7 +72,7 @@ def test_recorded_texts(values: Any, facts: dict[str, Any], text: str) -> None:
 
 def test_format_tensor_reads_an_engine_tensor_duck_typed() -> None:
     values, _, text = RECORDED["float64-non-leaf"]
-    t = SimpleNamespace(data=values, grad_fn=SimpleNamespace(name="MulBackward0"),
+    t = SimpleNamespace(data=values, grad_fn=SimpleNamespace(type_name="MulBackward0"),
                         requires_grad=True)
     assert format_tensor(t) == text
     assert format_tensor(t, suffixes=False) == "tensor(2., dtype=torch.float64)"
