@@ -210,9 +210,9 @@ def test_the_rooms_benchmark_runs_small() -> None:
     import contextlib
     import io
 
-    from bench import rooms
+    from bench import hall, rooms
 
-    sources = rooms.programs(30)
+    sources = hall.programs(30)
     assert len(set(sources)) == 30
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
