@@ -48,6 +48,10 @@ class AutogradContext:
         self.requires_grad_changed = False
         self.saved_tensors_hooks: list[SavedTensorsHooks] = []
         self.warnings: list[str] = []          # UserWarnings PyTorch would print
+        # Where the program is, for the views: its line, and the module (`model.0`) whose
+        # forward is running. Nodes record both; PyTorch keeps neither.
+        self.line = 0
+        self.scope: str | None = None
         self._generator: Any = None
         self.replay_seed: int | None = None    # a seed to draw from instead of a fresh one
         self.fresh_seed: int | None = None     # the seed a fresh generator drew

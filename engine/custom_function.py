@@ -33,7 +33,8 @@ class FunctionNode(Node):
 
     name = "CustomFunctionBackward"
     __slots__ = ("function", "backward_fn", "arguments", "attributes", "to_save",
-                 "input_needs_grad", "materialize_grads", "non_differentiable")
+                 "input_needs_grad", "materialize_grads", "non_differentiable",
+                 "backward_lines")
 
     def __init__(self, function: str, args: list[Any], backward: Backward,
                  ctx_run: Any) -> None:
@@ -47,6 +48,7 @@ class FunctionNode(Node):
         self.input_needs_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         self.materialize_grads = True
         self.non_differentiable: list[Tensor] = []
+        self.backward_lines: tuple[int, int] | None = None   # the program's backward()
 
     @property
     def node_name(self) -> str:

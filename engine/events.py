@@ -23,12 +23,17 @@ class SavedInfo:
     value: Any
     is_tensor: bool
     released: bool
+    saved_version: int                # the tensor's version when it was saved ...
+    version: int                      # ... and now: they differ after an in-place change
 
-    def __init__(self, name: str, value: Any, is_tensor: bool, released: bool) -> None:
+    def __init__(self, name: str, value: Any, is_tensor: bool, released: bool,
+                 saved_version: int = 0, version: int = 0) -> None:
         self.name = name
         self.value = value
         self.is_tensor = is_tensor
         self.released = released
+        self.saved_version = saved_version
+        self.version = version
 
 
 @dataclass(slots=True)
@@ -44,10 +49,14 @@ class NodeInfo:
     leaf_value: Any                   # AccumulateGrad: the leaf's values
     shape: tuple[int, ...]
     saved: list[SavedInfo]
+    line: int                         # the program's line that recorded the node
+    scope: str | None                 # the module whose forward recorded it
+    code: tuple[int, int] | None      # a custom Function's backward(): its first, last line
 
     def __init__(self, id: int, name: str, seq: int, next_ids: list[int | None],
                  bound_to: str | None, leaf: str | None, leaf_value: Any,
-                 shape: tuple[int, ...], saved: list[SavedInfo]) -> None:
+                 shape: tuple[int, ...], saved: list[SavedInfo], line: int = 0,
+                 scope: str | None = None, code: tuple[int, int] | None = None) -> None:
         self.id = id
         self.name = name
         self.seq = seq
@@ -57,6 +66,9 @@ class NodeInfo:
         self.leaf_value = leaf_value
         self.shape = shape
         self.saved = saved
+        self.line = line
+        self.scope = scope
+        self.code = code
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ import numpy as np
 
 from engine import errors
 from engine.accumulate_grad import AccumulateGrad
+from engine.custom_function import FunctionNode
 from engine.errors import TorchError
 from engine.events import (
     DependenciesCounted,
@@ -37,7 +38,7 @@ from engine.events import (
 )
 from engine.hooks import call_post_hooks, call_pre_hooks, call_tensor_pre_hooks
 from engine.input_buffer import InputBuffer, validate_outputs
-from engine.node import Edge, Node
+from engine.node import Edge, Node, SavedVariable
 from engine.ready_queue import ReadyQueue
 from engine.tensor import Tensor
 
@@ -281,9 +282,18 @@ def describe(node: Node) -> NodeInfo:
         leaf=leaf.name if leaf is not None else None,
         leaf_value=leaf.data.copy() if leaf is not None else None,
         shape=node.input_metadata[0].shape if node.input_metadata else (),
-        saved=[SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released)
+        saved=[SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released,
+                         var.saved_version, _version_now(var))
                for name, var in node.saved.items() if not name.startswith("_")],
+        line=node.line,
+        scope=node.scope,
+        code=node.backward_lines if isinstance(node, FunctionNode) else None,
     )
+
+
+def _version_now(var: SavedVariable) -> int:
+    counter = var.version_counter
+    return var.saved_version if counter is None else int(counter.version)
 
 
 def _saved_value(value: object) -> object:

@@ -146,11 +146,13 @@ class Node:
     saved_names: ClassVar[tuple[str, ...]] = ()
     __slots__ = ("ctx", "id", "sequence_nr", "next_edges", "saved", "input_metadata",
                  "pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks",
-                 "bound_to", "__weakref__")
+                 "bound_to", "line", "scope", "__weakref__")
 
     def __init__(self, ctx: AutogradContext, inputs: list[Tensor | None],
                  sequence_nr: int | None = None) -> None:
         self.ctx = ctx
+        self.line = ctx.line                  # the program's line that recorded it
+        self.scope = ctx.scope                # the module whose forward recorded it, if any
         self.sequence_nr = ctx.take_sequence_nr() if sequence_nr is None else sequence_nr
         self.id = ctx.take_node_id()
         self.next_edges: list[Edge | None] = [gradient_edge(t) for t in inputs]

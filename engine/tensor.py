@@ -48,7 +48,7 @@ class Tensor:
     __slots__ = ("data", "dtype", "ctx", "requires_grad", "grad_fn", "output_nr", "grad",
                  "name", "is_wrapped_number", "version_counter", "base", "is_inference",
                  "is_parameter", "hooks", "post_accumulate_hooks", "retains_grad",
-                 "_grad_accumulator")
+                 "_grad_accumulator", "untracked")
 
     def __init__(self, data: np.ndarray, ctx: AutogradContext, *, requires_grad: bool = False,
                  grad_fn: Node | None = None, output_nr: int = 0,
@@ -71,6 +71,10 @@ class Tensor:
         self.post_accumulate_hooks: list[Hook] = []
         self.retains_grad = False
         self._grad_accumulator: AccumulateGrad | None = None
+        # Why it is outside the graph though made from tensors that require grad:
+        # "no_grad" (grad mode was off), "detach", "data". PyTorch keeps no such note;
+        # the views show it.
+        self.untracked: str | None = None
 
     # -- what a tensor is --------------------------------------------------------------
     @property

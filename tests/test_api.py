@@ -166,7 +166,7 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
 def kinds_are_in_order(kinds: list[str]) -> bool:
     """pass graph dependencies step+ ... (once per pass), then done, once, at the end;
     console lines (prints, warnings) between them, where the program wrote them."""
-    kinds = [kind for kind in kinds if kind != "console"]
+    kinds = [kind for kind in kinds if kind not in ("console", "results")]
     if not kinds or kinds[-1] != "done" or kinds.count("done") != 1:
         return False
     i = 0

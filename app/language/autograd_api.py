@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import engine.backward as engine_backward
+from app.language.events import GradReturned
 from app.language.torch_api import TORCH_MEMBERS, function
 from app.language.values import (
     Builtin,
@@ -43,6 +44,11 @@ def _grad(interp: Interpreter, a: Kwargs) -> Value:
                                   a["retain_graph"], create, a["allow_unused"],
                                   bool(a["materialize_grads"]), result)
     interp.run_pass("grad", a.get("__text__", ""), events, keep, create)
+    inputs = a["inputs"]
+    listed = list(inputs.values()) if isinstance(inputs, dict) else (
+        list(inputs) if isinstance(inputs, (list, tuple)) else [inputs])
+    interp.emit(GradReturned([getattr(t, "name", None) for t in listed],
+                             [None if v is None else v.data for v in result.values]))
     if isinstance(a["inputs"], dict):
         return dict(zip(a["inputs"].keys(), result.values, strict=True))
     return result.values

@@ -59,6 +59,9 @@ def _apply(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
                          "custom autograd.Function.")
 
     def run_forward(ctx: custom_function.FunctionNode, values: list[Value]) -> Value:
+        if isinstance(backward, UserFunction):     # the lines the page marks as it runs
+            span = backward.definition.span
+            ctx.backward_lines = (span.line, span.end_line)
         return interp.call(forward, [ctx, *values], {})
 
     def run_backward(ctx: custom_function.FunctionNode, grads: list[Tensor]) -> Value:
@@ -111,6 +114,9 @@ def name_parameters(interp: Interpreter, value: Value, name: str) -> None:
     if isinstance(value, Module):
         for pname, param in value.named_parameters_list():
             interp.name_leaf(param, f"{name}.{pname}")
+        for path, module in value.named_modules_list(name):
+            if module.path is None:
+                module.path = path
 
 
 def bound_methods(obj: Any, methods: dict[str, UserFunction], name: str) -> Value:

@@ -20,13 +20,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 
 from app.language import program as ir
+from app.language.events import (
+    Emit,
+    PassStarted,
+    Printed,
+    ProgramError,
+    ProgramFinished,
+    RunEvent,
+    Untracked,
+    Warned,
+)
 from app.language.parse import SourceError
 from app.language.values import (
     Addresses,
@@ -50,60 +58,6 @@ from engine.context import AutogradContext, NodeLimitExceeded, TensorTooLarge
 from engine.errors import TorchError
 from engine.events import Event, GraphRecorded, NodePopped
 from engine.tensor import Tensor
-
-# -- what a run reports ------------------------------------------------------------------
-
-@dataclass(slots=True)
-class PassStarted:
-    """A backward() or autograd.grad() call reached the engine: a pass may begin (it is
-    one when a node runs)."""
-
-    index: int
-    kind: str                         # "backward" or "grad"
-    output: str
-    line: int
-    col: int
-    retain_graph: bool
-    create_graph: bool
-    iteration: list[int]              # the enclosing loops' iteration numbers, outermost first
-
-
-@dataclass(slots=True)
-class Printed:
-    text: str
-    line: int
-
-
-@dataclass(slots=True)
-class Warned:
-    text: str
-    line: int
-
-
-@dataclass(slots=True)
-class ProgramError:
-    """Why the program stopped: PyTorch's or Python's exception, or a limit of the lab."""
-
-    kind: str               # "rejected", "forward", "backward" or "limit" (ErrorInfo.kind)
-    type: str
-    message: str
-    line: int
-    col: int
-    end_line: int | None = None
-    end_col: int | None = None
-
-
-@dataclass(slots=True)
-class ProgramFinished:
-    """The end: every named leaf's final `.grad` (None if never written)."""
-
-    grads: dict[str, Any]
-    error: ProgramError | None
-    printed: list[str] = field(default_factory=list)
-
-
-RunEvent = Event | PassStarted | Printed | Warned | ProgramFinished
-Emit = Callable[[RunEvent], None]
 
 
 class LimitExceeded(Exception):
@@ -167,6 +121,7 @@ class Interpreter:
         self.started = time.monotonic()
         self.spans: list[ir.Span] = []
         self.error_span: ir.Span | None = None   # where the error that stops the run is
+        self.untracked: set[tuple[str, str]] = set()
         self.loops: list[int] = []
         self.frames: list[Frame] = []     # the calls under way, innermost last
         self.epoch = 0                    # bumped when a tensor starts to require grad
@@ -248,6 +203,7 @@ class Interpreter:
 
     def exec_stmt(self, stmt: ir.Stmt, frame: Frame) -> _Signal | None:
         self.tick()
+        self.ctx.line = stmt.span.line
         self.spans.append(stmt.span)
         try:
             signal = self._statement(stmt, frame)
@@ -490,6 +446,11 @@ class Interpreter:
             value = frame.locals.get(name)
             if isinstance(value, Tensor):
                 self.name_leaf(value, name)
+                node = value.grad_fn
+                if node is not None and node.bound_to is None:
+                    node.bound_to = name            # the graph labels the node with it
+                if not value.requires_grad and frame.top:
+                    self.note_untracked(value, name)
             elif frame.top and getattr(value, "lab_type_name", None) is not None:
                 from app.language.classes import name_parameters
 
@@ -502,6 +463,13 @@ class Interpreter:
                 t.base is not None and t.base.requires_grad):
             t.name = name
             self.leaves.append(t)
+
+    def note_untracked(self, t: Tensor, name: str) -> None:
+        """Tell the views, once per name and reason, that `name` is outside the graph."""
+        reason = t.untracked or ("inference_mode" if t.is_inference else "requires_grad=False")
+        if (name, reason) not in self.untracked:
+            self.untracked.add((name, reason))
+            self.emit(Untracked(name, reason, self.ctx.line))
 
     def requires_grad_changed(self) -> None:
         """A tensor started to require grad: every frame looks at all its names next."""

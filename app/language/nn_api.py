@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.language.args import Signature
+from app.language.events import OptimizerStepped, ParamUpdate
 from app.language.functional_api import F, dropout, linear
 from app.language.values import (
     BoundMethod,
@@ -91,6 +92,7 @@ class Module:
         self.training = True
         self.backward_hooks: list[Value] = []
         self.initialized = True
+        self.path: str | None = None     # `model.0`: its name in the program, for the views
 
     @property
     def lab_type_name(self) -> str:
@@ -111,6 +113,17 @@ class Module:
                 if param is not None and id(param) not in seen:
                     seen.add(id(param))
                     out.append((f"{name}{key}", param))
+        return out
+
+    def named_modules_list(self, prefix: str) -> list[tuple[str, Module]]:
+        """This module and every submodule, depth first, named as `named_modules()`
+        names them under `prefix`."""
+        out: list[tuple[str, Module]] = []
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            out.append((name, module))
+            stack.extend(reversed([(f"{name}.{k}", m) for k, m in module.modules.items()]))
         return out
 
     def children_list(self) -> list[Module]:
@@ -134,15 +147,23 @@ class Module:
 
     # -- calling ---------------------------------------------------------------------
     def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-        """`module(x)`: forward, wrapped in the full-backward-hook nodes when hooked."""
-        if not self.backward_hooks:
-            return self.forward(interp, args, kwargs)
-        from app.language.module_hooks import BackwardHook
+        """`module(x)`: forward, wrapped in the full-backward-hook nodes when hooked. The
+        nodes it records carry its path (`model.0`), so the graph can group them."""
+        ctx = interp.ctx
+        outer = ctx.scope
+        if self.path is not None:
+            ctx.scope = self.path
+        try:
+            if not self.backward_hooks:
+                return self.forward(interp, args, kwargs)
+            from app.language.module_hooks import BackwardHook
 
-        hook = BackwardHook(interp, self, self.backward_hooks)
-        args = hook.setup_input_hook(args)
-        result = self.forward(interp, args, kwargs)
-        return hook.setup_output_hook(result)
+            hook = BackwardHook(interp, self, self.backward_hooks)
+            args = hook.setup_input_hook(args)
+            result = self.forward(interp, args, kwargs)
+            return hook.setup_output_hook(result)
+        finally:
+            ctx.scope = outer
 
     # -- attributes ------------------------------------------------------------------
     def lab_getattr(self, interp: Interpreter, name: str) -> Value:
@@ -550,11 +571,14 @@ class Optimizer:
     def lab_type_name(self) -> str:
         return self.kind
 
-    def step(self) -> None:
+    def step(self) -> list[ParamUpdate]:
+        """One step of every parameter that has a gradient; what each update did."""
+        updates: list[ParamUpdate] = []
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                before, grad = p.data.copy(), p.grad.data.copy()
                 if self.kind == "SGD":
                     state = self.state.setdefault(id(p), optim.SGDState())
                     optim.sgd_step(p, state, float(group["lr"]), float(group["momentum"]),
@@ -566,6 +590,9 @@ class Optimizer:
                     optim.adam_step(p, state, float(group["lr"]), float(beta1), float(beta2),
                                     float(group["eps"]), float(group["weight_decay"]),
                                     bool(group["amsgrad"]), bool(group["maximize"]))
+                updates.append(ParamUpdate(p.name, before, grad, p.data.copy(),
+                                           _state_of(state, group)))
+        return updates
 
     def lab_getattr(self, interp: Interpreter, name: str) -> Value:
         if name == "param_groups":
@@ -593,13 +620,37 @@ _REPR_DEFAULTS: dict[str, dict[str, Value]] = {
 }
 
 
+def _state_of(state: Any, group: dict[str, Value]) -> dict[str, Any]:
+    """The optimizer's state for one parameter after its step, as the views show it."""
+    if isinstance(state, optim.SGDState):
+        buf = state.momentum_buffer
+        return {} if buf is None else {"momentum_buffer": buf.copy()}
+    beta1, beta2 = (float(b) for b in group["betas"])
+    out: dict[str, Any] = {"step": state.step, "exp_avg": state.exp_avg.copy(),
+                           "exp_avg_sq": state.exp_avg_sq.copy(),
+                           "bias_correction1": 1 - beta1 ** state.step,
+                           "bias_correction2": 1 - beta2 ** state.step}
+    if group["amsgrad"]:
+        out["max_exp_avg_sq"] = state.max_exp_avg_sq.copy()
+    return out
+
+
+_HYPER = {"SGD": ("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"),
+          "Adam": ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize")}
+
+
 def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+    optimizer = args[0]
     mode = interp.ctx.grad_mode
     interp.ctx.grad_mode = False
     try:
-        args[0].step()
+        updates = optimizer.step()
     finally:
         interp.ctx.grad_mode = mode
+    group = optimizer.param_groups[0]
+    hyper = {key: group[key] for key in _HYPER[optimizer.kind] if key in group}
+    interp.emit(OptimizerStepped(optimizer.kind, interp.ctx.line, list(interp.loops), hyper,
+                                 updates))
 
 
 def _optimizer_zero_grad(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:

@@ -40,6 +40,7 @@ def data_alias(t: Tensor) -> Tensor:
     """`x.data`: the same values, outside the graph, with a version counter of its own."""
     out = Tensor(t.data, t.ctx)
     out.is_inference = t.is_inference
+    out.untracked = "data" if t.requires_grad else t.untracked
     return out
 
 
@@ -48,6 +49,7 @@ def detach(t: Tensor) -> Tensor:
     out = Tensor(t.data, t.ctx)
     out.version_counter = t.version_counter
     out.is_inference = t.is_inference
+    out.untracked = "detach" if t.requires_grad else t.untracked
     return out
 
 
@@ -181,6 +183,8 @@ def _detach(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 
 @method("detach_", "")
 def _detach_(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
+    if t.requires_grad:
+        t.untracked = "detach"
     t.grad_fn = None
     t.requires_grad = False
     return t

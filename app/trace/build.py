@@ -30,6 +30,7 @@ from app.trace.document import (
     GraphNode,
     Pass,
     ProgramInfo,
+    Results,
     Shorthand,
     Step,
     Trace,
@@ -106,6 +107,10 @@ class _Collector:
             self.passes[-1].graph = cast(Graph, piece)
         elif kind == "dependencies":
             self.passes[-1].dependencies = cast(Dependencies, piece).dependencies
+        elif kind == "optimizer":      # already in the done piece's optimizer_steps
+            pass
+        elif kind == "results":
+            self.passes[-1].returned = cast(Results, piece).returned
         elif kind == "done":
             trace = cast(Trace, piece)
             trace.passes = self.passes

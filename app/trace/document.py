@@ -45,6 +45,10 @@ class SavedValue(TypedDict):
     value: Annotated[str, Field(description="printed value")]
     is_tensor: bool
     released: bool
+    saved_version: Annotated[int, Field(description="the tensor's version when it was saved")]
+    version: Annotated[int, Field(description="its version when the pass began: a "
+                                              "different one means an in-place change, "
+                                              "and PyTorch's error when the node runs")]
 
 
 class GraphNode(TypedDict):
@@ -56,8 +60,15 @@ class GraphNode(TypedDict):
         description="the variable this node's output was bound to")]
     leaf: Annotated[str | None, Field(description="AccumulateGrad: the leaf's name")]
     value: Annotated[str | None, Field(description="AccumulateGrad: the leaf's value, printed")]
+    data: Annotated[JSONValue, Field(description="AccumulateGrad: the leaf's values, as "
+                                                 "`grads` writes them (null for others)")]
     shape: list[int]
     saved: list[SavedValue]
+    line: Annotated[int, Field(description="the program's line that recorded the node")]
+    module: Annotated[str | None, Field(description="the module (`model.0`) whose forward "
+                                                    "recorded it")]
+    code: Annotated[list[int] | None, Field(description="a custom Function's backward(): "
+                                                        "its first and last line")]
     layer: Annotated[int, Field(description="layout: 0 is the output, leaves at the bottom")]
     x: Annotated[float, Field(description="layout: position within the layer")]
 
@@ -110,6 +121,14 @@ class HookInfo(TypedDict):
     replaced: Annotated[bool, Field(description="whether its result replaced the gradient")]
 
 
+class Returned(TypedDict):
+    """One gradient `torch.autograd.grad` returned."""
+
+    input: Annotated[str | None, Field(description="the input's variable name, if it has one")]
+    value: Annotated[JSONValue, Field(description="as `grads` writes values; null for None")]
+    text: Annotated[str | None, Field(description="printed as PyTorch prints it")]
+
+
 class Pass(BaseModel):
     output: str
     kind: Literal["backward", "grad"] = "backward"
@@ -124,6 +143,8 @@ class Pass(BaseModel):
     graph: Graph | None = None
     dependencies: dict[str, int] = {}           # by node id, as JSON writes object keys
     steps: list[Step] = []
+    returned: list[Returned] | None = Field(None, description="a grad pass: what "
+                                            "autograd.grad returned, one per input")
 
 
 class ConsoleLine(BaseModel):
@@ -132,6 +153,45 @@ class ConsoleLine(BaseModel):
     kind: Literal["print", "warning"]
     text: str
     line: int = Field(description="the statement that printed it")
+
+
+class ParamStep(TypedDict):
+    """One parameter's update in one optimizer step."""
+
+    name: Annotated[str | None, Field(description="the leaf's name (`model.0.weight`)")]
+    before: JSONValue
+    grad: Annotated[JSONValue, Field(description="the `.grad` the step consumed")]
+    after: JSONValue
+    state: Annotated[dict[str, JSONValue], Field(
+        description="after the step: SGD's momentum_buffer; Adam's step, exp_avg, "
+                    "exp_avg_sq (max_exp_avg_sq), bias_correction1 and bias_correction2")]
+
+
+class OptimizerStep(BaseModel):
+    """`optimizer.step()`: the update rule's inputs and results, per parameter."""
+
+    index: int = Field(description="the step's place among the program's optimizer steps")
+    kind: Literal["SGD", "Adam"]
+    line: int
+    iteration: list[int] = Field([], description="the enclosing loops' iteration numbers")
+    after_pass: int | None = Field(description="the pass whose gradients it consumed: the "
+                                   "last one before it, if any")
+    hyper: dict[str, JSONValue] = Field(description="lr, momentum, betas, ... of its group")
+    params: list[ParamStep] = Field(description="every parameter it updated (one with a "
+                                    ".grad); empty past the lab's max_full_passes")
+    summarized: bool = False
+
+
+class Outside(BaseModel):
+    """A variable bound to a tensor that is not in the graph, and why."""
+
+    name: str
+    reason: Literal["no_grad", "detach", "data", "inference_mode", "requires_grad=False"] = \
+        Field(description="no_grad: made under no_grad (or set_grad_enabled(False)) from "
+                          "tensors that require grad; detach / data: `.detach()` or `.data` "
+                          "of one; inference_mode: an inference tensor; requires_grad=False: "
+                          "a constant")
+    line: int = Field(description="the statement that bound it")
 
 
 class Shorthand(BaseModel):
@@ -170,10 +230,19 @@ class Trace(BaseModel):
     printed: list[str] = Field([], description="what each print() wrote, without the final "
                                                "newline")
     console: list[ConsoleLine] = []
+    optimizer_steps: list[OptimizerStep] = []
+    outside: list[Outside] = Field([], description="variables bound to tensors outside the "
+                                   "graph, once per name and reason, in program order")
     seed: int | None = Field(None, description="the seed a program without manual_seed drew "
                                                "its random numbers from (send it back to "
                                                "replay them)")
     program: ProgramInfo | None = Field(None, description="null for a rejected program")
+
+
+class Results(BaseModel):
+    """The stream's piece for what a grad pass returned (after its steps)."""
+
+    returned: list[Returned]
 
 
 class Dependencies(BaseModel):

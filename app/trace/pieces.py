@@ -13,12 +13,15 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from app.language.interpreter import (
+from app.language.events import (
+    GradReturned,
+    OptimizerStepped,
     PassStarted,
     Printed,
     ProgramError,
     ProgramFinished,
     RunEvent,
+    Untracked,
     Warned,
 )
 from app.trace.document import (
@@ -28,7 +31,12 @@ from app.trace.document import (
     Graph,
     GraphNode,
     HookInfo,
+    OptimizerStep,
+    Outside,
+    ParamStep,
     Pass,
+    Results,
+    Returned,
     SavedValue,
     Sent,
     Step,
@@ -51,7 +59,10 @@ def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
             "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
             "next": n.next_ids,
             "variable": n.bound_to, "leaf": n.leaf, "value": texts.printed(n.leaf_value),
+            "data": None if n.leaf_value is None else encode(n.leaf_value),
             "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
+            "line": n.line, "module": n.scope,
+            "code": None if n.code is None else list(n.code),
             "layer": texts.number(layer), "x": x})
     return Graph(root=event.root, nodes=nodes)
 
@@ -63,7 +74,8 @@ def _saved(s: SavedInfo, texts: Texts) -> SavedValue:
         text = texts.printed(s.value) or ""
     else:
         text = str(s.value)
-    return {"name": s.name, "value": text, "is_tensor": s.is_tensor, "released": s.released}
+    return {"name": s.name, "value": text, "is_tensor": s.is_tensor, "released": s.released,
+            "saved_version": s.saved_version, "version": s.version}
 
 
 def error_info(error: ProgramError) -> ErrorInfo:
@@ -86,6 +98,8 @@ class PieceBuilder:
         self.summarized = False
         self.printed: list[str] = []
         self.console: list[ConsoleLine] = []
+        self.outside: list[Outside] = []
+        self.optimizer_steps: list[OptimizerStep] = []
 
     def emit(self, event: RunEvent) -> None:
         if isinstance(event, NodePopped):
@@ -114,6 +128,18 @@ class PieceBuilder:
             line = ConsoleLine(kind="warning", text=event.text, line=event.line)
             self.console.append(line)
             self.send("console", line)
+        elif isinstance(event, GradReturned):
+            if self.open and not self.summarized:      # the pass had steps: it is one
+                texts = self.texts
+                self.send("results", Results(returned=[
+                    cast(Returned, {"input": name, "value": encode(v),
+                                    "text": texts.printed(v)})
+                    for name, v in zip(event.inputs, event.values, strict=False)]))
+        elif isinstance(event, OptimizerStepped):
+            self.optimizer_step(event)
+        elif isinstance(event, Untracked):
+            self.outside.append(Outside(name=event.name, reason=event.reason,  # type: ignore[arg-type]
+                                        line=event.line))
         elif isinstance(event, ProgramFinished):
             self.finish(event)
 
@@ -160,11 +186,27 @@ class PieceBuilder:
                              for h in e.hooks]
         return step
 
+    def optimizer_step(self, e: OptimizerStepped) -> None:
+        summarized = len(self.optimizer_steps) >= self.max_full_passes
+        params: list[ParamStep] = [] if summarized else [
+            {"name": u.name, "before": encode_step(u.before), "grad": encode_step(u.grad),
+             "after": encode_step(u.after),
+             "state": {k: encode_step(v) for k, v in u.state.items()}}
+            for u in e.params]
+        step = OptimizerStep(
+            index=len(self.optimizer_steps), kind=e.kind, line=e.line,  # type: ignore[arg-type]
+            iteration=e.iteration, after_pass=self.passes - 1 if self.passes else None,
+            hyper={k: encode(v) for k, v in e.hyper.items()}, params=params,
+            summarized=summarized)
+        self.optimizer_steps.append(step)
+        self.send("optimizer", step)
+
     def finish(self, event: ProgramFinished) -> None:
         self.send("done", Trace(
             grads={name: encode(v) for name, v in event.grads.items()},
             error=None if event.error is None else error_info(event.error),
-            printed=self.printed, console=self.console))
+            printed=self.printed, console=self.console, outside=self.outside,
+            optimizer_steps=self.optimizer_steps))
 
 
 def _hook(kind: str, label: str, before: Any, after: Any, replaced: bool,

@@ -15,7 +15,7 @@ FLOAT32: Final = np.dtype(np.float32)
 
 _MAX_SHARED_NUMBER: Final = 1 << 22     # ids and sequence numbers stay below the node limit
 
-JSONValue = Union[float, int, str, None, list[Any]]
+JSONValue = Union[bool, float, int, str, None, list[Any]]
 
 
 def encode(values: Any) -> JSONValue:

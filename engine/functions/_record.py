@@ -112,7 +112,7 @@ def record(node_type: type[N], inputs: list[Tensor | None], values: np.ndarray,
     ctx = like.ctx
     if (not ctx.grad_mode or not _differentiable(inputs)
             or values.dtype.kind != "f"):
-        return Tensor(values, ctx), None
+        return _untracked(Tensor(values, ctx), inputs), None
     node = node_type(ctx, inputs)
     out = Tensor(values, ctx, grad_fn=node)
     node.input_metadata = [InputMetadata(out.shape, out.dtype)]
@@ -124,12 +124,19 @@ def record_outputs(node_type: type[N], inputs: list[Tensor | None],
     """`record` for an op with several outputs (each output i is the node's input i)."""
     ctx = like.ctx
     if not ctx.grad_mode or not _differentiable(inputs):
-        return [Tensor(v, ctx) for v in outputs], None
+        return [_untracked(Tensor(v, ctx), inputs) for v in outputs], None
     node = node_type(ctx, inputs)
     tensors = [Tensor(v, ctx, grad_fn=node, output_nr=i) if v.dtype.kind == "f"
                else Tensor(v, ctx) for i, v in enumerate(outputs)]
     node.input_metadata = [InputMetadata(t.shape, t.dtype) for t in tensors]
     return tensors, node
+
+
+def _untracked(out: Tensor, inputs: list[Tensor | None]) -> Tensor:
+    """Note why an op's result is outside the graph when grad mode alone kept it out."""
+    if not out.ctx.grad_mode and _differentiable(inputs):
+        out.untracked = "no_grad"
+    return out
 
 
 def recorded(node_type: type[Node], values: np.ndarray, inputs: list[Tensor | None],
