@@ -64,4 +64,7 @@ def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
         if returned is not None:
             from engine import errors
 
+            if not isinstance(returned, Tensor):
+                raise errors.TorchError("TypeError",
+                                        errors.hook_returned(type(returned).__name__))
             raise errors.TorchError("RuntimeError", errors.POST_ACCUMULATE_RETURNED)

@@ -100,13 +100,13 @@ def _root_grad(grad: Tensor, edge: Edge) -> Tensor:
     return grad
 
 
-def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool, what: str) -> list[Edge]:
+def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool) -> list[Edge]:
     """Where each input's gradient is taken: its grad_fn at its output, or a leaf's
     AccumulateGrad (None-like Identity edges for a leaf never used)."""
     edges: list[Edge] = []
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise op_errors.not_a_tensor_in(what, t)
+            raise errors.input_not_a_tensor(t)
         if not t.requires_grad:
             raise TorchError("RuntimeError", errors.INPUT_NO_GRAD)
         if accumulate_grad and not t.is_leaf:
@@ -136,7 +136,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
     if create_graph:
         outputs[0].ctx.warnings.append(CREATE_GRAPH_WARNING)
     edges, root_grads = _root_edges(outputs, grads)
-    input_edges = _input_edges(inputs_tuple, True, "backward") if inputs_tuple else None
+    input_edges = _input_edges(inputs_tuple, True) if inputs_tuple else None
     task = GraphTask(edges, root_grads, keep_graph, bool(create_graph), input_edges,
                      accumulate_grad=True)
     yield from task.execute()
@@ -170,7 +170,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
         raise TorchError("RuntimeError", errors.grad_outputs_count(len(outs), len(grads)))
     keep_graph = bool(create_graph) if retain_graph is None else bool(retain_graph)
     edges, root_grads = _root_edges(outs, grads)
-    input_edges = _input_edges(inputs_tuple, False, "grad")
+    input_edges = _input_edges(inputs_tuple, False)
     task = GraphTask(edges, root_grads, keep_graph, bool(create_graph), input_edges,
                      accumulate_grad=False)
     yield from task.execute()

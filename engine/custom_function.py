@@ -93,7 +93,7 @@ class FunctionNode(Node):
                         self.node_name, position))
                 continue
             if value is not None and not isinstance(value, Tensor):
-                raise TorchError("TypeError", errors.custom_backward_type(
+                raise TorchError("RuntimeError", errors.custom_backward_type(
                     self.node_name, type(value).__name__))
             out.append(value)
         return out

@@ -99,7 +99,7 @@ MATERIALIZE_ALLOW_UNUSED = ("Expected allow_unused to be True or not passed when
                             "materialize_grads=True, but got: allow_unused=False.")
 POST_ACCUMULATE_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
 POST_ACCUMULATE_NO_GRAD = HOOK_NO_GRAD
-POST_ACCUMULATE_RETURNED = "post accumulate grad hooks must return None"
+POST_ACCUMULATE_RETURNED = "Tensor post accumulate grad hooks should return None."
 SAVE_FOR_BACKWARD_TYPE = "save_for_backward can only save variables, but argument 0 is of type int"
 
 
@@ -116,8 +116,8 @@ def grad_outputs_count(outputs: int, grads: int) -> str:
     return f"got {outputs} tensors and {grads} gradients"
 
 
-def hook_count(what: str, expected: int, got: int) -> str:
-    return (f"hook '<lambda>' has returned an incorrect number of values (got {got}, but "
+def hook_count(name: str, expected: int, got: int) -> str:
+    return (f"hook '{name}' has returned an incorrect number of values (got {got}, but "
             f"expected {expected})")
 
 
@@ -125,7 +125,16 @@ def hook_returned(kind: str) -> str:
     return f"expected Variable, but hook returned '{kind}'"
 
 
-HOOK_CHANGED_SIZE = "hook '<lambda>' has changed the size of value"
+def hook_changed_size(name: str) -> str:
+    return f"hook '{name}' has changed the size of value"
+
+
+def hook_changed_type(name: str, was: object, got: object) -> str:
+    """`was torch.FloatTensor got torch.DoubleTensor`."""
+    from engine.op_errors import legacy_name
+
+    return (f"hook '{name}' has changed the type of value (was torch.{legacy_name(was)}Tensor "
+            f"got torch.{legacy_name(got)}Tensor)")
 
 
 def invalid_gradient_shape(node: str, index: int, got: tuple[int, ...],
@@ -143,11 +152,6 @@ def real_scalar_outputs(dtype: object) -> str:
     return f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"
 
 
-def second_order_unsupported(node: str) -> str:
-    return (f"the lab records {node} so that sequence numbers match PyTorch, but does not run "
-            "backward through it (a derivative of this order is not supported)")
-
-
 def tensors_and_gradients(tensors: int, grads: int) -> str:
     return f"got {tensors} tensors and {grads} gradients"
 
@@ -160,3 +164,9 @@ def unused_input(index: int) -> str:
 def wrong_number_of_gradients(node: str, expected: int, got: int) -> str:
     return (f"function {node} returned an incorrect number of gradients (expected {expected}, "
             f"got {got})")
+
+
+def input_not_a_tensor(value: object) -> TorchError:
+    """`autograd.grad(y, [a, 2.0])`, `backward(inputs=[3])`."""
+    return TorchError("RuntimeError", "all inputs have to be Tensors or GradientEdges, but got "
+                      f"{type(value).__name__}")

@@ -29,6 +29,23 @@ from engine.node import Node, RemovableHandle
 from engine.tensor import Tensor
 
 
+class Hook:
+    """A hook function with the name PyTorch's messages give it (`'<lambda>'`, `'clip'`)."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn: Callable[..., Any], name: str) -> None:
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+def hook_name(hook: Any) -> str:
+    return hook.name if isinstance(hook, Hook) else str(getattr(hook, "__name__", "hook"))
+
+
 def register_hook(t: Tensor, hook: Callable[[Tensor], Any]) -> RemovableHandle:
     """`t.register_hook(fn)`: fn(grad) runs when t's gradient is computed; a tensor it
     returns replaces the gradient."""
@@ -99,11 +116,13 @@ def call_tensor_pre_hooks(node: Node, grads: list[Tensor | None],
             if grad is None:
                 continue
             result = hook(grad)
+            if result is not None:
+                result = _hook_result(result, grad, hook_name(hook))
             hooks.append(HookCall("tensor", label[i], grad.data,
                                   None if result is None else result.data,
                                   result is not None))
             if result is not None:
-                grads[i] = _hook_result(result, grad)
+                grads[i] = result
     for i, retain in node.retains_grad_hooks.items():
         grad = grads[i]
         if grad is not None:
@@ -122,7 +141,7 @@ def call_pre_hooks(node: Node, grads: list[Tensor | None],
                               None if result is None else _datas(list(result)),
                               result is not None))
         if result is not None:
-            grads = _hook_results(list(result), grads, "prehook")
+            grads = _hook_results(list(result), grads, hook_name(hook))
     return grads
 
 
@@ -135,7 +154,7 @@ def call_post_hooks(node: Node, outputs: list[Tensor | None], grads: list[Tensor
                               None if result is None else _datas(list(result)),
                               result is not None))
         if result is not None:
-            outputs = _hook_results(list(result), outputs, "hook")
+            outputs = _hook_results(list(result), outputs, hook_name(post))
     return outputs
 
 
@@ -143,14 +162,22 @@ def _datas(values: list[Tensor | None] | tuple[Any, ...]) -> list[Any]:
     return [v.data if isinstance(v, Tensor) else None for v in values]
 
 
-def _hook_result(result: Any, grad: Tensor) -> Tensor:
+def _hook_result(result: Any, grad: Tensor | None, name: str) -> Tensor:
+    """python_hook.cpp `check_single_result`: a tensor, of the same dtype and size."""
     if not isinstance(result, Tensor):
         raise TorchError("TypeError", errors.hook_returned(type(result).__name__))
+    if grad is not None:
+        if result.dtype is not grad.dtype:
+            raise TorchError("RuntimeError",
+                             errors.hook_changed_type(name, grad.dtype, result.dtype))
+        if result.shape != grad.shape:
+            raise TorchError("RuntimeError", errors.hook_changed_size(name))
     return result
 
 
-def _hook_results(result: list[Any], old: list[Tensor | None], what: str) -> list[Tensor | None]:
+def _hook_results(result: list[Any], old: list[Tensor | None],
+                  name: str) -> list[Tensor | None]:
     if len(result) != len(old):
-        raise TorchError("RuntimeError", errors.hook_count(what, len(old), len(result)))
-    return [r if isinstance(r, Tensor) or r is None else _hook_result(r, old[0])  # type: ignore[arg-type]
-            for r in result]
+        raise TorchError("RuntimeError", errors.hook_count(name, len(old), len(result)))
+    return [None if r is None else _hook_result(r, g, name)
+            for r, g in zip(result, old, strict=True)]

@@ -70,8 +70,6 @@ CLAMP_NO_BOUNDS = "torch.clamp: At least one of 'min' or 'max' must not be None"
 INPLACE_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
                    "refers to a single memory location. Please clone() the tensor before "
                    "performing the operation.")
-MATMUL_BATCHED = ("the lab multiplies matrices of up to 2 dimensions (batched matmul is not "
-                  "supported)")
 NEGATIVE_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
                  "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 NORM_OF_INTEGERS = ("linalg.vector_norm: Expected a floating point or complex tensor as input. "
@@ -93,12 +91,6 @@ _LEGACY = MappingProxyType(
 def legacy_name(dtype: object) -> str:
     """`Float`, `Double`, `Long`, `Bool`: how ATen's messages name a dtype."""
     return _LEGACY.get(getattr(dtype, "name", ""), str(dtype))
-
-
-def addmm_bias(bias: tuple[int, ...], product: tuple[int, ...]) -> str:
-    return (f"The expanded size of the tensor ({product[-1]}) must match the existing size "
-            f"({bias[-1] if bias else 1}) at non-singleton dimension 1.  Target sizes: "
-            f"[{', '.join(map(str, product))}].  Tensor sizes: [{', '.join(map(str, bias))}]")
 
 
 def bce_size(target: tuple[int, ...], input: tuple[int, ...]) -> str:
@@ -155,10 +147,11 @@ def expand_negative(dim: int, size: int) -> str:
             f"non-existing dimension {dim}")
 
 
-def expand_too_few(sizes: tuple[int, ...], ndim: int) -> str:
-    return (f"expand(torch.FloatTensor{{[...]}}, size=[{', '.join(map(str, sizes))}]): the "
-            f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
-            f"dimensions in the tensor ({ndim})")
+def expand_too_few(sizes: tuple[int, ...], shape: tuple[int, ...], dtype: object) -> str:
+    return (f"expand(torch.{legacy_name(dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})")
 
 
 def gelu_approximate(value: str) -> str:
@@ -184,14 +177,20 @@ def mean_of(dtype: object) -> str:
 
 
 def mixed_dtypes(op: str, tensors: Sequence[object]) -> str:
+    """mm: `m1 and m2` with C++'s type names; addmm: the first of `self and mat2`,
+    `mat1 and mat2` that differ (the order ATen checks them in); addmv: all three."""
     names = [getattr(getattr(t, "dtype", None), "name", "") for t in tensors]
     if op == "mm":
-        short = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}
+        short = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
         return (f"expected m1 and m2 to have the same dtype, but got: {short[names[0]]} != "
                 f"{short[names[1]]}")
     legacy = [_LEGACY[n] for n in names]
+    if op == "addmm":
+        first = "self" if legacy[0] != legacy[2] else "mat1"
+        shown = legacy[0] if first == "self" else legacy[1]
+        return f"{first} and mat2 must have the same dtype, but got {shown} and {legacy[2]}"
     return (f"{op} input tensors must have the same dtype, but got {legacy[0]}, {legacy[1]}, "
-            f"and {legacy[2]}" if len(legacy) == 3 else f"{op}: mixed dtypes {legacy}")
+            f"and {legacy[2]}")
 
 
 def mm_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> str:
@@ -200,6 +199,8 @@ def mm_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> str:
 
 
 def mv_shapes(mat: tuple[int, ...], vec: tuple[int, ...]) -> str:
+    if len(mat) != 2 or len(vec) != 1:
+        return f"vector + matrix @ vector expected, got 1, {len(mat)}, {len(vec)}"
     return (f"size mismatch, got input ({mat[0] if mat else 0}), mat "
             f"({'x'.join(map(str, mat))}), vec ({'x'.join(map(str, vec))})")
 
@@ -207,11 +208,6 @@ def mv_shapes(mat: tuple[int, ...], vec: tuple[int, ...]) -> str:
 def not_a_tensor_argument(function: str, argument: str, position: int, value: object) -> TorchError:
     return TorchError("TypeError", f"{function}(): argument '{argument}' (position {position}) "
                       f"must be Tensor, not {type(value).__name__}")
-
-
-def not_a_tensor_in(function: str, value: object) -> TorchError:
-    return TorchError("TypeError", f"{function}(): argument 'inputs' must be tuple of Tensors, "
-                      f"not {type(value).__name__}")
 
 
 def permute_length(ndim: int, dims: int) -> str:

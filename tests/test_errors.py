@@ -169,10 +169,10 @@ PINNED = {
     "POST_ACCUMULATE_NO_GRAD": "program", "POST_ACCUMULATE_RETURNED": "program",
     "SAVE_FOR_BACKWARD_TYPE": "program", "custom_backward_type": "program",
     "grad_for_non_tensor": "program", "grad_outputs_count": "program", "hook_count": "program",
-    "hook_returned": "program", "HOOK_CHANGED_SIZE": "program",
+    "hook_returned": "program", "hook_changed_size": "program",
+    "hook_changed_type": "program", "input_not_a_tensor": "program",
     "invalid_gradient_shape": "program", "no_grad_fn": "program",
     "real_scalar_outputs": "program", "tensors_and_gradients": "program",
-    "second_order_unsupported": "lab",
 }
 
 # -- programs ending with each message ------------------------------------------------------
@@ -217,23 +217,16 @@ CASES = [
          "lambda p: None)", errors.POST_ACCUMULATE_NON_LEAF, "RuntimeError"),
     case("POST_ACCUMULATE_NO_GRAD", "t = torch.ones(2); t.register_post_accumulate_grad_hook("
          "lambda p: None)", errors.POST_ACCUMULATE_NO_GRAD, "RuntimeError"),
-    case("POST_ACCUMULATE_RETURNED", A + "a.register_post_accumulate_grad_hook(lambda p: 5); "
-         "(a * 2).backward()", errors.hook_returned("int"), "TypeError",
-         xfail="PyTorch checks a post-accumulate hook's result as a tensor hook's (TypeError "
-         "\"expected Variable, but hook returned 'int'\"; a returned tensor is ignored); the "
-         "lab raises POST_ACCUMULATE_RETURNED, a text PyTorch never raises"),
-    case("POST_ACCUMULATE_RETURNED", A + "a.register_post_accumulate_grad_hook(lambda p: p); "
-         "(a * 2).backward()", None,
-         xfail="PyTorch accepts a post-accumulate hook returning a tensor; the lab raises "
-         "POST_ACCUMULATE_RETURNED"),
+    case("hook_returned", A + "a.register_post_accumulate_grad_hook(lambda p: 5); "
+         "(a * 2).backward()", errors.hook_returned("int"), "TypeError"),
+    case("POST_ACCUMULATE_RETURNED", A + "a.register_post_accumulate_grad_hook(lambda p: p * 2); "
+         "(a * 2).backward()", errors.POST_ACCUMULATE_RETURNED, "RuntimeError"),
     case("SAVE_FOR_BACKWARD_TYPE", SAVE.format(3) + A + "Save.apply(a).backward()",
          errors.SAVE_FOR_BACKWARD_TYPE, "TypeError"),
     case("custom_backward_type", NUM.format("2.0") + A + "Num.apply(a).backward()",
-         errors.custom_backward_type("NumBackward", "float"), "RuntimeError",
-         xfail="PyTorch raises this text as a RuntimeError, the lab as a TypeError"),
+         errors.custom_backward_type("NumBackward", "float"), "RuntimeError"),
     case("custom_backward_type", NUM.format("3") + A + "Num.apply(a).backward()",
-         errors.custom_backward_type("NumBackward", "int"), "RuntimeError",
-         xfail="PyTorch raises this text as a RuntimeError, the lab as a TypeError"),
+         errors.custom_backward_type("NumBackward", "int"), "RuntimeError"),
     case("grad_for_non_tensor", SCALE.format("x, k") + A + "Scale.apply(a, 2.0).backward()",
          errors.grad_for_non_tensor("ScaleBackward", 2), "RuntimeError"),
     case("grad_for_non_tensor", SCALE.format("k, x") + A + "Scale.apply(2.0, a).backward()",
@@ -244,24 +237,33 @@ CASES = [
          "grad_outputs=[torch.tensor(1.0), torch.tensor(1.0)])",
          errors.grad_outputs_count(3, 2), "RuntimeError"),
     case("hook_count", A + "y = a * 2; y.grad_fn.register_prehook(lambda go: (go[0], go[0])); "
-         "y.backward()", errors.hook_count("prehook", 1, 2), "RuntimeError"),
+         "y.backward()", errors.hook_count("<lambda>", 1, 2), "RuntimeError"),
     case("hook_count", A + "y = a * a; y.grad_fn.register_hook(lambda gi, go: (gi[0],)); "
-         "y.backward()", errors.hook_count("hook", 2, 1), "RuntimeError"),
+         "y.backward()", errors.hook_count("<lambda>", 2, 1), "RuntimeError"),
     case("hook_returned", A + "y = a * 2; y.grad_fn.register_prehook(lambda go: (3.0,)); "
          "y.backward()", errors.hook_returned("float"), "TypeError"),
     case("hook_returned", A + "y = a * a; y.grad_fn.register_hook(lambda gi, go: (gi[0], 2)); "
          "y.backward()", errors.hook_returned("int"), "TypeError"),
     case("hook_returned", A + "y = a * 2; y.register_hook(lambda g: 3.0); y.backward()",
-         errors.hook_returned("float"), "TypeError",
-         xfail="the lab fails internally (AttributeError: 'float' object has no attribute "
-         "'data', engine/hooks.py call_tensor_pre_hooks reads result.data before checking it)"),
-    case("HOOK_CHANGED_SIZE", V + "y = a * 2; y.register_hook(lambda g: torch.ones(3)); "
-         "y.sum().backward()", errors.HOOK_CHANGED_SIZE, "RuntimeError",
-         xfail="the lab never checks a tensor hook's result size: it raises MulBackward0's "
-         "invalid_gradient_shape instead"),
-    case("HOOK_CHANGED_SIZE", V + "a.register_hook(lambda g: torch.ones(1)); "
-         "(a * 2).sum().backward()", errors.HOOK_CHANGED_SIZE, "RuntimeError",
-         xfail="the lab never checks a tensor hook's result size: it accumulates the [1]"),
+         errors.hook_returned("float"), "TypeError"),
+    case("hook_changed_size", V + "y = a * 2; y.register_hook(lambda g: torch.ones(3)); "
+         "y.sum().backward()", errors.hook_changed_size("<lambda>"), "RuntimeError"),
+    case("hook_changed_size", V + "a.register_hook(lambda g: torch.ones(1)); "
+         "(a * 2).sum().backward()", errors.hook_changed_size("<lambda>"), "RuntimeError"),
+    case("hook_changed_size", "def clip(g):\n    return torch.ones(3)\n" + V
+         + "y = a * 2; y.grad_fn.register_prehook(lambda go: (torch.ones(3),)); "
+         "a.register_hook(clip); y.sum().backward()", errors.hook_changed_size("<lambda>"),
+         "RuntimeError"),
+    case("hook_changed_type", V + "y = a * 2; y.register_hook(lambda g: g.double()); "
+         "y.sum().backward()", errors.hook_changed_type("<lambda>", dtypes.float32,
+                                                        dtypes.float64), "RuntimeError"),
+    case("hook_changed_type", "def f(g):\n    return g.double()\n" + V
+         + "a.register_hook(f); (a * 2).sum().backward()",
+         errors.hook_changed_type("f", dtypes.float32, dtypes.float64), "RuntimeError"),
+    case("input_not_a_tensor", A + "y = a * 2; torch.autograd.grad(y, [a, 2.0])",
+         errors.input_not_a_tensor(2.0), "RuntimeError"),
+    case("input_not_a_tensor", A + "y = a * 2; y.backward(inputs=[3])",
+         errors.input_not_a_tensor(3), "RuntimeError"),
     case("invalid_gradient_shape", WIDE.format(3) + V + "Wide.apply(a).sum().backward()",
          errors.invalid_gradient_shape("WideBackward", 0, (3,), (2,)), "RuntimeError"),
     case("invalid_gradient_shape", WIDE.format("2, 3") + "a = torch.ones(2, 2, "
@@ -312,15 +314,7 @@ CASES = [
 ]
 
 # the lab's own messages, where PyTorch runs the program to its end
-LAB_CASES = [
-    case("second_order_unsupported", "x = torch.tensor([1.0, 2.0], requires_grad=True); "
-         "g, = torch.autograd.grad(F.gelu(x).sum(), x, create_graph=True); g.sum().backward()",
-         errors.second_order_unsupported("GeluBackwardBackward0"), "RuntimeError"),
-    case("second_order_unsupported", "x = torch.tensor([1.0, 2.0], requires_grad=True); "
-         "g, = torch.autograd.grad(torch.softmax(x, dim=0)[0], x, create_graph=True); "
-         "g.sum().backward()",
-         errors.second_order_unsupported("SoftmaxBackwardDataBackward0"), "RuntimeError"),
-]
+LAB_CASES: list[Case] = []
 
 
 def test_every_public_name_is_pinned() -> None:

@@ -117,7 +117,9 @@ def set_attribute(interp: Interpreter, obj: Value, name: str, value: Value) -> N
         setter(interp, name, value)
         return
     if isinstance(obj, (Size, tuple, list, dict, str, int, float, bool)) or obj is None:
+        # Python 3.11's words (the corpora were recorded under 3.11; 3.13 adds "and no
+        # __dict__ for setting new attributes").
         raise TorchError("AttributeError", f"'{type_name(obj)}' object has no attribute "
-                         f"'{name}' and no __dict__ for setting new attributes")
+                         f"'{name}'")
     raise TorchError("AttributeError", f"cannot set attribute '{name}' of "
                      f"'{type_name(obj)}' object")

@@ -35,7 +35,7 @@ GRAPH: dict[str, Value] = {}
 def _grad(interp: Interpreter, a: Kwargs) -> Value:
     """`torch.autograd.grad(...)`: a pass of kind "grad"; returns the captured gradients."""
     if a["is_grads_batched"]:
-        raise TorchError("RuntimeError", "the lab does not batch grad_outputs "
+        raise TorchError("UnsupportedError", "the lab does not batch grad_outputs "
                          "(is_grads_batched=True)")
     result = engine_backward.GradResult()
     create = bool(a["create_graph"])

@@ -21,7 +21,6 @@ from app.language.values import (
     py_str,
     type_name,
 )
-from engine import errors as torch_errors
 from engine import op_errors
 from engine.errors import TorchError
 from engine.tensor import Tensor
@@ -48,7 +47,8 @@ def _print(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
     sep, end = kwargs.pop("sep", " "), kwargs.pop("end", "\n")
     kwargs.pop("flush", None)
     if kwargs.pop("file", None) is not None:
-        raise TorchError("TypeError", "the lab's print writes to the console only (no file=)")
+        raise TorchError("UnsupportedError",
+                         "the lab's print writes to the console only (no file=)")
     if kwargs:
         raise TorchError("TypeError", f"'{next(iter(kwargs))}' is an invalid keyword argument "
                          "for print()")
@@ -179,9 +179,7 @@ def to_number(value: Value, kind: str) -> Value:
     """`float(x)` / `int(x)`: a one-element tensor gives its value (`Tensor.__float__`)."""
     if isinstance(value, Tensor):
         if value.numel() != 1:
-            raise TorchError("ValueError" if value.numel() == 0 else "RuntimeError",
-                             op_errors.ONLY_ONE_ELEMENT_TENSORS if value.numel() == 0
-                             else torch_errors.item_of_many(value.numel()))
+            raise TorchError("ValueError", op_errors.ONLY_ONE_ELEMENT_TENSORS)
         value = value.item()
     if isinstance(value, (bool, int, float)):
         return float(value) if kind == "float" else int(value)
@@ -292,7 +290,7 @@ def _isinstance(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
 
 def _type(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     if len(args) != 1:
-        raise TorchError("TypeError", "type() takes 1 argument in the lab")
+        raise TorchError("UnsupportedError", "type() takes 1 argument in the lab")
     return type_of(args[0])
 
 

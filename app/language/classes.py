@@ -102,7 +102,7 @@ def super_of(interp: Interpreter) -> Value:
     frame = interp.frames[-1] if interp.frames else None
     first = frame.first if frame is not None else None
     if not isinstance(first, Module):
-        raise TorchError("RuntimeError", "super(): the lab takes super() inside the methods of "
+        raise TorchError("UnsupportedError", "super(): the lab takes super() inside the methods of "
                          "an nn.Module subclass")
     return SuperModule(first)
 

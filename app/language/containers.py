@@ -186,8 +186,8 @@ def _format(interp: Interpreter, args: Args, kwargs: Kwargs) -> str:
         elif field.isidentifier():
             key = field
         else:
-            raise TorchError("ValueError", "the lab's str.format takes `{}`, `{0}` and `{name}` "
-                             "fields only")
+            raise TorchError("UnsupportedError", "the lab's str.format takes `{}`, `{0}` "
+                             "and `{name}` fields only")
         try:
             value = values[key] if isinstance(key, int) else kwargs[key]
         except (IndexError, KeyError):

@@ -141,7 +141,7 @@ _CLASS_LOSS = ("input, target, weight=None, size_average=None, ignore_index=-100
 @_f("cross_entropy", _CLASS_LOSS + ", label_smoothing=0.0")
 def _cross_entropy(interp: Interpreter, a: Kwargs) -> Tensor:
     if a["label_smoothing"]:
-        raise TorchError("RuntimeError", "the lab's cross_entropy has no label smoothing")
+        raise TorchError("UnsupportedError", "the lab's cross_entropy has no label smoothing")
     return classification.cross_entropy(tensor_arg(a["input"], "input", "cross_entropy"),
                               tensor_arg(a["target"], "target", "cross_entropy"), a["weight"],
                               a["ignore_index"], _reduction(a))

@@ -135,7 +135,9 @@ class Interpreter:
             if self.program.implicit_output is not None:
                 self.implicit_backward(self.program.implicit_output)
         except TorchError as e:
-            kind = "backward" if self.backward_failed else "forward"
+            # An UnsupportedError is the lab's own refusal of something PyTorch would run.
+            kind = ("rejected" if e.type_name == "UnsupportedError" else
+                    "backward" if self.backward_failed else "forward")
             error = self._error(kind, e.type_name, e.message)
         except (NodeLimitExceeded, TensorTooLarge, LimitExceeded) as limit:
             error = self._error("limit", "UnsupportedError", f"{limit}: the lab's limit keeps "
@@ -429,7 +431,7 @@ class Interpreter:
             for t in target.items:
                 self.delete(t, frame)
         else:
-            raise TorchError("TypeError", "the lab deletes names and items only")
+            raise TorchError("UnsupportedError", "the lab deletes names and items only")
 
     # -- Note [Leaf names] -------------------------------------------------------------
     def scan(self, frame: Frame) -> None:

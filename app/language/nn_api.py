@@ -46,7 +46,7 @@ def make_parameter(interp: Interpreter, data: Tensor | None, requires_grad: bool
     if data is None:
         data = Tensor(np.zeros((0,), dtype=np.float32), interp.ctx)
     if not isinstance(data, Tensor):
-        raise TorchError("TypeError", f"the lab's nn.Parameter takes a tensor, not "
+        raise TorchError("UnsupportedError", f"the lab's nn.Parameter takes a tensor, not "
                          f"{type_name(data)}")
     param = Tensor(data.data, interp.ctx)
     param.is_parameter = True

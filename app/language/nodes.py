@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.language.tensor_api import check_hook_count
-from app.language.values import BoundMethod, Builtin, Value, type_name
+from app.language.values import BoundMethod, Builtin, Value, function_name, type_name
 from engine import hooks
 from engine.accumulate_grad import AccumulateGrad
 from engine.custom_function import FunctionNode
@@ -43,7 +43,7 @@ def _register_prehook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     def hook(grad_outputs: tuple[Any, ...]) -> Any:
         return interp.call_hook(fn, [grad_outputs])
 
-    return hooks.register_prehook(node, hook)
+    return hooks.register_prehook(node, hooks.Hook(hook, function_name(fn)))
 
 
 def _register_hook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -54,7 +54,7 @@ def _register_hook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     def hook(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> Any:
         return interp.call_hook(fn, [grad_inputs, grad_outputs])
 
-    return hooks.register_node_hook(node, hook)
+    return hooks.register_node_hook(node, hooks.Hook(hook, function_name(fn)))
 
 
 def _save_for_backward(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:

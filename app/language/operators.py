@@ -245,8 +245,10 @@ def index_parts(interp: Interpreter, index: Value) -> Value:
             out.append(int(p.item()))
         elif isinstance(p, (bool, int, slice, Tensor, list)) or p is None or p is Ellipsis:
             if isinstance(p, list) and any(not isinstance(v, int) for v in p):
-                raise TorchError("IndexError", "the lab indexes tensors with lists of ints")
+                raise TorchError("UnsupportedError", "the lab indexes tensors with lists of ints")
             out.append(p)
+        elif isinstance(p, str):         # PyTorch tries to make an index tensor of it
+            raise TorchError("TypeError", "new(): invalid data type 'str'")
         else:
             raise TorchError("IndexError", "only integers, slices (`:`), ellipsis (`...`), "
                              "None and long or byte Variables are valid indices (got "

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.language.args import Signature, sizes
-from app.language.values import BoundMethod, Builtin, Size, Value, type_name
-from engine import dtypes, functions, hooks
+from app.language.values import BoundMethod, Builtin, Size, Value, function_name, type_name
+from engine import dtypes, functions, hooks, op_errors
 from engine import errors as torch_errors
 from engine.dtypes import DType
 from engine.errors import TorchError
@@ -118,7 +118,7 @@ def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
         t.data = value.data
         t.dtype = value.dtype
     else:
-        raise TorchError("AttributeError", f"the lab does not set attribute '{name}' on a "
+        raise TorchError("UnsupportedError", f"the lab does not set attribute '{name}' on a "
                          "tensor")
 
 
@@ -220,7 +220,7 @@ def _register_hook(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
     def hook(grad: Tensor) -> Any:
         return interp.call_hook(fn, [grad])
 
-    return hooks.register_hook(t, hook)
+    return hooks.register_hook(t, hooks.Hook(hook, function_name(fn)))
 
 
 @method("register_post_accumulate_grad_hook", "hook")
@@ -299,7 +299,7 @@ def _contiguous(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 @method("view", "*shape")
 def _view(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     if len(a["shape"]) == 1 and isinstance(a["shape"][0], DType):
-        raise TorchError("RuntimeError", "the lab does not reinterpret a tensor's bytes as "
+        raise TorchError("UnsupportedError", "the lab does not reinterpret a tensor's bytes as "
                          "another dtype (view(dtype))")
     return functions.view(t, sizes("view", a["shape"]))
 
@@ -446,7 +446,7 @@ def _norm(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 @method("prod", "dim=None, keepdim=False")
 def _prod(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     if a["dim"] is not None:
-        raise TorchError("RuntimeError", "the lab takes prod() of a whole tensor")
+        raise TorchError("UnsupportedError", "the lab takes prod() of a whole tensor")
     return functions.prod(t)
 
 
@@ -572,14 +572,21 @@ def _clamp_max(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.clamp_max(t, a["max"])
 
 
+def _other_tensor(function: str, value: Value) -> Tensor:
+    """A method's `other` must be a tensor; it is the method's first argument."""
+    if not isinstance(value, Tensor):
+        raise op_errors.not_a_tensor_argument(function, "other", 1, value)
+    return value
+
+
 @method("maximum", "other")
 def _maximum(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.maximum(t, a["other"])
+    return functions.maximum(t, _other_tensor("maximum", a["other"]))
 
 
 @method("minimum", "other")
 def _minimum(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.minimum(t, a["other"])
+    return functions.minimum(t, _other_tensor("minimum", a["other"]))
 
 
 @method("where", "condition, other")
@@ -633,7 +640,7 @@ def _conversion(name: str, dtype: DType | None) -> None:
     @method(name, "")
     def convert(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
         if dtype is None:
-            raise TorchError("RuntimeError", f"the lab's tensors are float32, float64, int64 "
+            raise TorchError("UnsupportedError", f"the lab's tensors are float32, float64, int64 "
                              f"or bool; `.{name}()` makes another dtype")
         return functions.to_dtype(t, dtype)
 
@@ -681,7 +688,7 @@ def _cpu(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 
 @method("numpy", "")
 def _numpy(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
-    raise TorchError("RuntimeError", "numpy arrays are not part of the lab: use `.tolist()` or "
+    raise TorchError("UnsupportedError", "numpy arrays are not part of the lab: use `.tolist()` or "
                      "`.item()`")
 
 

@@ -383,7 +383,7 @@ for _name in ("abs", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"
               "relu", "sqrt", "rsqrt", "neg", "reciprocal", "floor", "ceil", "round", "sign",
               "erf", "square", "sum", "mean", "amax", "amin", "argmax", "argmin", "logsumexp",
               "norm", "prod", "var", "std", "cumsum", "clamp", "clip", "clamp_min",
-              "clamp_max", "maximum", "minimum", "matmul", "mm", "mv", "dot", "outer",
+              "clamp_max", "matmul", "mm", "mv", "dot", "outer",
               "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "t", "permute",
               "softmax", "log_softmax", "pow", "add", "sub", "mul", "div", "eq", "ne", "lt",
               "le", "gt", "ge", "equal", "allclose", "clone", "detach", "numel", "unbind",
@@ -394,6 +394,16 @@ for _alias, _name in (("negative", "neg"), ("subtract", "sub"), ("multiply", "mu
                       ("divide", "div"), ("true_divide", "div"), ("absolute", "abs"),
                       ("swapaxes", "transpose")):
     _method_as_function(_alias, _name)
+
+
+@function("maximum", "input, other")
+def _maximum(interp: Interpreter, a: Kwargs) -> Value:
+    return functions.maximum(tensor_arg(a["input"], "input", "maximum"), a["other"])
+
+
+@function("minimum", "input, other")
+def _minimum(interp: Interpreter, a: Kwargs) -> Value:
+    return functions.minimum(tensor_arg(a["input"], "input", "minimum"), a["other"])
 
 
 @function("max", "input, dim=None, keepdim=False")
@@ -412,7 +422,7 @@ def _min(interp: Interpreter, a: Kwargs) -> Value:
 def _where(interp: Interpreter, a: Kwargs) -> Value:
     condition = tensor_arg(a["condition"], "condition", "where")
     if a["input"] is None and a["other"] is None:
-        raise TorchError("RuntimeError", "the lab takes torch.where(condition, x, y)")
+        raise TorchError("UnsupportedError", "the lab takes torch.where(condition, x, y)")
     return functions.where(condition, a["input"], a["other"])
 
 

@@ -96,6 +96,16 @@ class LambdaFunction:
         self.closure = closure
 
 
+def function_name(fn: object) -> str:
+    """`fn.__name__`: how PyTorch's hook messages name a hook."""
+    if isinstance(fn, LambdaFunction):
+        return "<lambda>"
+    if isinstance(fn, UserFunction):
+        return fn.name
+    name = getattr(fn, "name", None)
+    return str(name).rsplit(".", 1)[-1] if name else "hook"
+
+
 class FunctionClass:
     """`class Name(torch.autograd.Function)`: its forward and backward."""
 

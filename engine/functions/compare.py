@@ -52,7 +52,7 @@ def logical(op: str, self: Tensor, other: Operand | None = None) -> Tensor:
     other_t = wrap(other, self)
     dtype = result_type(self, other_t)
     if dtype.is_floating_point:
-        raise errors.TorchError("RuntimeError", op_errors.bitwise_on_float(op))
+        raise errors.TorchError("NotImplementedError", op_errors.bitwise_on_float(op))
     kernel = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}[op]
     return Tensor(binary_values(kernel, self, other_t, dtype), self.ctx)
 
@@ -176,9 +176,8 @@ def masked_fill(self: Tensor, mask: Tensor, value: Number) -> Tensor:
     if mask.dtype is not dtypes.bool_:
         raise errors.TorchError("RuntimeError", "masked_fill_ only supports boolean masks, but "
                                 f"got mask with dtype {op_errors.legacy_name(mask.dtype).lower()}")
-    shape = broadcast_shapes(self.shape, mask.shape)
-    if shape != self.shape:
-        raise errors.TorchError("RuntimeError", op_errors.inplace_shape(self.shape, shape))
+    shape = broadcast_shapes(self.shape, mask.shape)    # out of place: self is expanded
+    self.ctx.check_elements(shape)
     values = np.where(mask.data, self.dtype.numpy.type(value), self.data)
     out, node = record(MaskedFillBackward0, [self], as_array(values, self.data.dtype), self)
     if node:

@@ -113,13 +113,16 @@ class ExpandBackward0(Node):
 def expand(self: Tensor, sizes: Shape) -> Tensor:
     sizes = tuple(sizes)
     if len(sizes) < self.ndim:
-        raise errors.TorchError("RuntimeError", op_errors.expand_too_few(sizes, self.ndim))
+        raise errors.TorchError("RuntimeError", op_errors.expand_too_few(sizes, self.shape,
+                                                                          self.dtype))
     lead = len(sizes) - self.ndim
     target = []
     for i, size in enumerate(sizes):
         if i < lead:
-            if size < 0:
+            if size == -1:
                 raise errors.TorchError("RuntimeError", op_errors.expand_negative(i, size))
+            if size < 0:          # ATen multiplies the sizes as unsigned numbers first
+                raise errors.TorchError("RuntimeError", "numel: integer multiplication overflow")
             target.append(size)
             continue
         own = self.shape[i - lead]

@@ -162,7 +162,12 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         return _advanced(self, parts)
     used = sum(1 for p in parts if p is not None and p is not Ellipsis)
     if used > self.ndim:
-        if self.ndim == 0:
+        if self.ndim == 0 and used == 1:
+            (only,) = [p for p in parts if p is not None and p is not Ellipsis]
+            if isinstance(only, int) and not isinstance(only, bool) and only != 0:
+                # PyTorch reads a 0-d tensor as one of size 0 for any index but 0
+                raise errors.TorchError("IndexError",
+                                        op_errors.index_out_of_bounds(only, 0, 0))
             raise errors.TorchError("IndexError", op_errors.INDEX_0_DIM)
         raise errors.TorchError("IndexError", op_errors.too_many_indices(self.ndim, used))
     out = self
@@ -174,7 +179,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(p, bool):
-            raise errors.TorchError("IndexError", "the lab takes bool indices as tensors")
+            raise errors.TorchError("UnsupportedError", "the lab takes bool indices as tensors")
         elif isinstance(p, int):
             out = select(out, dim, p)
         elif isinstance(p, slice):
@@ -214,6 +219,7 @@ def _advanced(self: Tensor, parts: list[Any]) -> Tensor:
             where.append(np.asarray(p))
         else:
             where.append(p)
+    _check_bounds(self, parts, where)
     key: Any = tuple(where)
     try:
         values = np.array(self.data[key])
@@ -228,6 +234,35 @@ def _advanced(self: Tensor, parts: list[Any]) -> Tensor:
         node.save("self_sym_sizes", self.shape)
         node.save("_where", key)
     return out
+
+
+def _check_bounds(self: Tensor, parts: list[Any], where: list[Any]) -> None:
+    """An integer index tensor's values must fit its dimension. PyTorch's index kernel
+    numbers the dimension among the index tensors (`x[:, [7]]` is out of bounds "for
+    dimension 0"), and integers (selects) by the tensor's own dimensions."""
+    used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    dim = 0
+    k = 0
+    for p, w in zip(parts, where, strict=True):
+        if p is Ellipsis:
+            dim += self.ndim - used
+            continue
+        if p is None:
+            continue
+        if dim >= self.ndim:
+            return                      # numpy's error says too many indices
+        size = self.shape[dim]
+        if isinstance(p, (Tensor, list)):
+            values = np.asarray(w)
+            if values.dtype.kind in "iu" and values.size:
+                bad = values[(values < -size) | (values >= size)]
+                if bad.size:
+                    raise errors.TorchError("IndexError", op_errors.index_out_of_bounds(
+                        int(bad.reshape(-1)[0]), k, size))
+            k += 1
+        elif isinstance(p, int) and not -size <= p < size:
+            raise errors.TorchError("IndexError", op_errors.index_out_of_bounds(p, dim, size))
+        dim += 1
 
 
 def _index_message(self: Tensor, e: IndexError) -> str:

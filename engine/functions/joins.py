@@ -171,7 +171,8 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     from engine.functions._record import record_outputs
 
     if self.ndim == 0:
-        raise errors.TorchError("IndexError", op_errors.INDEX_0_DIM)
+        raise errors.TorchError("IndexError", f"Dimension specified as {dim} but tensor has no "
+                                "dimensions")
     d = normalize_dim(dim, self.ndim)
     views = [self.data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     outputs, node = record_outputs(UnbindBackward0, [self], views, self)

@@ -123,15 +123,22 @@ class AddmmBackward0(Node):
         return [grad if self.needs_input_grad(0) else None, grad_mat1, grad_mat2]
 
 
+def _expands_to(bias: Tensor, target: tuple[int, int]) -> None:
+    """`expand_size(self, {m, n})`: addmm's bias must expand to the product's shape."""
+    lead = len(target) - bias.ndim
+    for i, own in enumerate(bias.shape):
+        size = target[lead + i] if lead + i >= 0 else 1
+        if lead + i < 0 or (own != 1 and own != size):
+            raise errors.TorchError("RuntimeError", op_errors.expand_mismatch(
+                size, own, max(lead + i, 0), target, bias.shape))
+
+
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if mat1.ndim != 2 or mat2.ndim != 2 or mat1.shape[1] != mat2.shape[0]:
         raise errors.TorchError("RuntimeError", op_errors.mm_shapes(mat1.shape, mat2.shape))
     _same_dtype("addmm", [self, mat1, mat2])
+    _expands_to(self, (mat1.shape[0], mat2.shape[1]))
     product = product_values(mat1.data, mat2.data)
-    from engine.functions._record import broadcast_shapes
-
-    if broadcast_shapes(self.shape, product.shape) != product.shape:
-        raise errors.TorchError("RuntimeError", op_errors.addmm_bias(self.shape, product.shape))
     values = as_array(product + self.data, self.data.dtype)
     out, node = record(AddmmBackward0, [self, mat1, mat2], values, mat1)
     if node:
@@ -198,10 +205,10 @@ class DotBackward0(Node):
 def dot(self: Tensor, other: Tensor) -> Tensor:
     if self.ndim != 1 or other.ndim != 1:
         raise errors.TorchError("RuntimeError", op_errors.dot_dims(self.ndim, other.ndim))
-    if self.shape != other.shape:
-        raise errors.TorchError("RuntimeError", op_errors.dot_sizes(self.shape, other.shape))
     if self.dtype is not other.dtype:
         raise errors.TorchError("RuntimeError", op_errors.dot_dtypes(self.dtype, other.dtype))
+    if self.shape != other.shape:
+        raise errors.TorchError("RuntimeError", op_errors.dot_sizes(self.shape, other.shape))
     values = as_array(np.dot(self.data, other.data), self.data.dtype)
     out, node = record(DotBackward0, [self, other], values, self)
     if node:
@@ -233,7 +240,8 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
     if self.ndim == 0 or other.ndim == 0:
         raise errors.TorchError("RuntimeError", op_errors.matmul_0d(self.ndim, other.ndim))
     if self.ndim > 2 or other.ndim > 2:
-        raise errors.TorchError("RuntimeError", op_errors.MATMUL_BATCHED)
+        raise errors.TorchError("UnsupportedError", "the lab multiplies matrices of up to 2 "
+                                "dimensions (batched matmul is not supported)")
     if self.ndim == 1 and other.ndim == 1:
         return dot(self, other)
     if self.ndim == 2 and other.ndim == 1:
