@@ -1,64 +1,34 @@
 """Activations of a small network: softmax and log_softmax along a dim, and the
 nonlinearities of torch.nn.functional (gelu, silu, leaky_relu, softplus, elu).
 
-Each backward here is one fused kernel in PyTorch (`_softmax_backward_data`,
-`silu_backward`, ...), recorded under create_graph as one `...BackwardBackward0` node.
+Most backwards here are one fused kernel in PyTorch (`_softmax_backward_data`,
+`gelu_backward`, ...), recorded under create_graph as one `...BackwardBackward0` node:
+the kernels and those nodes are in activation_backward.py and softmax_backward.py.
+silu's is a kernel only without create_graph; with it, PyTorch differentiates a chain of
+ops instead.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from engine import errors, op_errors
-from engine.functions._record import float_dtype, record, recorded, values_as
+from engine.functions._record import float_dtype, full_like, record, values_as
+from engine.functions.activation_backward import (
+    elu_backward,
+    erf_float64,
+    gelu_backward,
+    leaky_relu_backward,
+    softplus_backward,
+)
+from engine.functions.arithmetic import add_scalar, mul, sub
+from engine.functions.pointwise import sigmoid
 from engine.functions.reduction import normalize_dim
+from engine.functions.softmax_backward import log_softmax_backward_data, softmax_backward_data
 from engine.node import Node
 from engine.tensor import Number, Tensor, as_array
-
-
-class SecondOrderUnsupported(Node):
-    """A fused backward kernel's node: the lab records it (so sequence numbers match) but
-    does not run backward through it."""
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        raise errors.TorchError("RuntimeError", errors.second_order_unsupported(self.name))
-
-
-class SoftmaxBackwardDataBackward0(SecondOrderUnsupported):
-    name = "SoftmaxBackwardDataBackward0"
-
-
-class LogSoftmaxBackwardDataBackward0(SecondOrderUnsupported):
-    name = "LogSoftmaxBackwardDataBackward0"
-
-
-class GeluBackwardBackward0(SecondOrderUnsupported):
-    name = "GeluBackwardBackward0"
-
-
-class SiluBackwardBackward0(SecondOrderUnsupported):
-    name = "SiluBackwardBackward0"
-
-
-class LeakyReluBackwardBackward0(SecondOrderUnsupported):
-    name = "LeakyReluBackwardBackward0"
-
-
-class SoftplusBackwardBackward0(SecondOrderUnsupported):
-    name = "SoftplusBackwardBackward0"
-
-
-class EluBackwardBackward0(SecondOrderUnsupported):
-    name = "EluBackwardBackward0"
-
-
-def _backward_result(node_type: type[Node], values: Any, grad: Tensor,
-                     saved: Tensor) -> Tensor:
-    return recorded(node_type, as_array(values, grad.dtype.numpy), [grad, saved], grad)
-
 
 # -- softmax and log_softmax ------------------------------------------------------------
 
@@ -71,10 +41,7 @@ class SoftmaxBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        y, dim = self.saved_value("result"), self.saved_value("dim")
-        g = grad.data
-        values = y.data * (g - np.sum(g * y.data, axis=dim, keepdims=True))
-        return [_backward_result(SoftmaxBackwardDataBackward0, values, grad, y)]
+        return [softmax_backward_data(grad, self.saved_value("result"), self.saved_value("dim"))]
 
 
 def _along(self: Tensor, dim: int | None) -> int:
@@ -108,10 +75,8 @@ class LogSoftmaxBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        y, dim = self.saved_value("result"), self.saved_value("dim")
-        g = grad.data
-        values = g - np.exp(y.data) * np.sum(g, axis=dim, keepdims=True)
-        return [_backward_result(LogSoftmaxBackwardDataBackward0, values, grad, y)]
+        return [log_softmax_backward_data(grad, self.saved_value("result"),
+                                          self.saved_value("dim"))]
 
 
 def log_softmax(self: Tensor, dim: int | None = None) -> Tensor:
@@ -132,13 +97,8 @@ def log_softmax(self: Tensor, dim: int | None = None) -> Tensor:
 
 # -- nonlinearities -----------------------------------------------------------------------
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    flat = [math.erf(v) for v in x.astype(np.float64).reshape(-1)]
-    return np.array(flat, dtype=np.float64).reshape(x.shape)
-
-
 class GeluBackward0(Node):
-    """gelu (exact): self gets grad * (Φ(x) + x φ(x))."""
+    """gelu: self gets gelu_backward(grad, self), grad * (Φ(x) + x φ(x)) when exact."""
 
     name = "GeluBackward0"
     saved_names = ("approximate", "self")
@@ -146,19 +106,7 @@ class GeluBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self")
-        v = x.data.astype(np.float64)
-        if self.saved_value("approximate") == "tanh":
-            k = math.sqrt(2.0 / math.pi)
-            inner = k * (v + 0.044715 * v ** 3)
-            t = np.tanh(inner)
-            d = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * 0.044715 * v * v)
-        else:
-            cdf = 0.5 * (1.0 + _erf(v / math.sqrt(2.0)))
-            pdf = np.exp(-0.5 * v * v) / math.sqrt(2.0 * math.pi)
-            d = cdf + v * pdf
-        return [_backward_result(GeluBackwardBackward0, grad.data * d.astype(x.data.dtype),
-                                 grad, x)]
+        return [gelu_backward(grad, self.saved_value("self"), self.saved_value("approximate"))]
 
 
 def gelu(self: Tensor, approximate: str = "none") -> Tensor:
@@ -169,7 +117,7 @@ def gelu(self: Tensor, approximate: str = "none") -> Tensor:
         k = math.sqrt(2.0 / math.pi)
         values = 0.5 * v * (1 + np.tanh(k * (v + 0.044715 * v ** 3)))
     else:
-        values = v * 0.5 * (1.0 + _erf(v / math.sqrt(2.0)))
+        values = v * 0.5 * (1.0 + erf_float64(v / math.sqrt(2.0)))
     out, node = record(GeluBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("approximate", approximate)
@@ -178,7 +126,9 @@ def gelu(self: Tensor, approximate: str = "none") -> Tensor:
 
 
 class SiluBackward0(Node):
-    """silu = x * sigmoid(x): self gets grad * s * (1 + x * (1 - s))."""
+    """silu = x * sigmoid(x): self gets grad * s * (1 + x * (1 - s)), the silu_backward
+    kernel, or under create_graph those ops one by one (derivatives.yaml: "GradMode::
+    is_enabled() ? infinitely_differentiable_silu_backward : silu_backward")."""
 
     name = "SiluBackward0"
     saved_names = ("self",)
@@ -187,10 +137,14 @@ class SiluBackward0(Node):
         (grad,) = grads
         assert grad is not None
         x = self.saved_value("self")
+        if grad.ctx.grad_mode:
+            s = sigmoid(x)
+            slope = add_scalar(mul(x, sub(full_like(s, 1.0), s)), 1.0)
+            return [mul(mul(grad, s), slope)]
         one = x.data.dtype.type(1)
-        s = one / (one + np.exp(-x.data))
-        values = grad.data * s * (one + x.data * (one - s))
-        return [_backward_result(SiluBackwardBackward0, values, grad, x)]
+        s_values = one / (one + np.exp(-x.data))
+        values = values_as(grad, x.dtype) * s_values * (one + x.data * (one - s_values))
+        return [Tensor(as_array(values, x.data.dtype), grad.ctx)]
 
 
 def silu(self: Tensor) -> Tensor:
@@ -211,10 +165,8 @@ class LeakyReluBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self")
-        slope = x.data.dtype.type(self.saved_value("negative_slope"))
-        values = np.where(x.data > 0, grad.data, grad.data * slope)
-        return [_backward_result(LeakyReluBackwardBackward0, values, grad, x)]
+        return [leaky_relu_backward(grad, self.saved_value("self"),
+                                    self.saved_value("negative_slope"))]
 
 
 def leaky_relu(self: Tensor, negative_slope: Number = 0.01) -> Tensor:
@@ -236,12 +188,8 @@ class SoftplusBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self")
-        dt = x.data.dtype.type
-        beta, threshold = dt(self.saved_value("beta")), dt(self.saved_value("threshold"))
-        z = np.exp(x.data * beta)
-        values = np.where(x.data * beta > threshold, grad.data, grad.data * z / (z + dt(1)))
-        return [_backward_result(SoftplusBackwardBackward0, values, grad, x)]
+        return [softplus_backward(grad, self.saved_value("self"), self.saved_value("beta"),
+                                  self.saved_value("threshold"))]
 
 
 def softplus(self: Tensor, beta: Number = 1, threshold: Number = 20) -> Tensor:
@@ -258,18 +206,17 @@ def softplus(self: Tensor, beta: Number = 1, threshold: Number = 20) -> Tensor:
 
 
 class EluBackward0(Node):
-    """elu: self gets grad where x > 0, else grad * alpha * exp(x)."""
+    """elu(alpha, scale=1, input_scale=1): self gets elu_backward(grad, self), grad where
+    x > 0, else grad * alpha * exp(x)."""
 
     name = "EluBackward0"
-    saved_names = ("alpha", "self")
+    saved_names = ("alpha", "input_scale", "scale", "self")
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self")
-        alpha = x.data.dtype.type(self.saved_value("alpha"))
-        values = np.where(x.data > 0, grad.data, grad.data * alpha * np.exp(x.data))
-        return [_backward_result(EluBackwardBackward0, values, grad, x)]
+        return [elu_backward(grad, self.saved_value("alpha"), self.saved_value("scale"),
+                             self.saved_value("input_scale"), False, self.saved_value("self"))]
 
 
 def elu(self: Tensor, alpha: Number = 1.0) -> Tensor:
@@ -278,5 +225,7 @@ def elu(self: Tensor, alpha: Number = 1.0) -> Tensor:
     out, node = record(EluBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("alpha", alpha)
+        node.save("input_scale", 1)
+        node.save("scale", 1)
         node.save("self", self)
     return out

@@ -6,20 +6,61 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes, errors, op_errors
-from engine.functions._record import record, recorded
-from engine.functions.activation import SecondOrderUnsupported, log_softmax
+from engine.functions._record import record, recorded, zeros_like
+from engine.functions.activation import log_softmax
+from engine.functions.arithmetic import add_scalar, div_scalar, mul, neg, sub
+from engine.functions.log_sigmoid import log_sigmoid
 from engine.functions.loss import _check_reduction, _reduce, _scale
+from engine.functions.pointwise import sigmoid
+from engine.functions.shape import clone
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
 
-class NllLossBackwardBackward0(SecondOrderUnsupported):
+def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
+                      weight: Tensor | None, reduction: str, ignore_index: int,
+                      total_weight: Tensor) -> Tensor:
+    """The nll_loss_backward kernel: at each sample's target class the input gets -grad
+    times the class weight (divided by the total weight for `mean`); elsewhere 0."""
+    dt = self.data.dtype
+    values = np.zeros(self.shape, dtype=dt)
+    out = values.reshape(1, -1) if self.ndim == 1 else values
+    targets = np.atleast_1d(target.data)
+    g = grad_output.data.astype(dt)
+    g = np.broadcast_to(g, targets.shape) if reduction == "none" else g
+    for i, c in enumerate(targets):
+        if c == ignore_index:
+            continue
+        share = -(weight.data[c] if weight is not None else dt.type(1)) * (
+            g[i] if reduction == "none" else g)
+        out[i, c] = share / total_weight.data if reduction == "mean" else share
+    result = recorded(NllLossBackwardBackward0, values, [grad_output, self], grad_output)
+    if result.grad_fn is not None:
+        for name, value in (("ignore_index", ignore_index), ("reduction", reduction),
+                            ("target", target), ("weight", weight)):
+            result.grad_fn.save(name, value)
+    return result
+
+
+class NllLossBackwardBackward0(Node):
+    """nll_loss_backward(grad_output, self): grad_output gets nll_loss(grad, target)
+    (a new NllLossBackward0), self gets zeros."""
+
     name = "NllLossBackwardBackward0"
+    saved_names = ("ignore_index", "reduction", "target", "weight")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        first = None
+        if self.needs_input_grad(0):
+            first = nll_loss(grad, self.saved_value("target"), self.saved_value("weight"),
+                             self.saved_value("ignore_index"), self.saved_value("reduction"))
+        return [first, zeros_like(grad) if self.needs_input_grad(1) else None]
 
 
 class NllLossBackward0(Node):
-    """nll_loss: at each sample's target class the input gets -grad (divided by the
-    total weight for `mean`); every other entry gets 0."""
+    """nll_loss: the input gets nll_loss_backward(grad, ...)."""
 
     name = "NllLossBackward0"
     saved_names = ("ignore_index", "reduction", "self", "target", "total_weight", "weight")
@@ -27,28 +68,8 @@ class NllLossBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self")
-        target = self.saved_value("target").data
-        reduction = self.saved_value("reduction")
-        total = self.saved_value("total_weight").data
-        weight = self.saved_value("weight")
-        ignore = self.saved_value("ignore_index")
-        dt = x.data.dtype
-        values = np.zeros(x.shape, dtype=dt)
-        rows = x.data.reshape(1, -1) if x.ndim == 1 else x.data
-        out = values.reshape(rows.shape)
-        targets = np.atleast_1d(target)
-        g = np.broadcast_to(grad.data, targets.shape) if reduction == "none" else grad.data
-        for i, c in enumerate(targets):
-            if c == ignore:
-                continue
-            w = weight.data[c] if weight is not None else dt.type(1)
-            gi = g[i] if reduction == "none" else g
-            share = -w * gi
-            if reduction == "mean":
-                share = share / total
-            out[i, c] = share
-        return [recorded(NllLossBackwardBackward0, values, [grad, x], grad)]
+        names = ("self", "target", "weight", "reduction", "ignore_index", "total_weight")
+        return [nll_loss_backward(grad, *(self.saved_value(n) for n in names))]
 
 
 def _class_targets(input: Tensor, target: Tensor) -> None:
@@ -115,14 +136,51 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return nll_loss(log_softmax(input, class_dim), target, weight, ignore_index, reduction)
 
 
-class BinaryCrossEntropyWithLogitsBackwardBackward0(SecondOrderUnsupported):
-    name = "BinaryCrossEntropyWithLogitsBackwardBackward0"
+def _mul_(self: Tensor, other: Tensor) -> Tensor:
+    """`self.mul_(other)` as an out-of-place mul: the same node, and (under grad mode) the
+    clone of the original self that an in-place mul saves when other requires grad, which
+    records a CloneBackward0 of its own and so takes a sequence number."""
+    out = mul(self, other)
+    if other.requires_grad and self.ctx.grad_mode:
+        clone(self)
+    return out
+
+
+def bce_with_logits_backward(grad: Tensor, input: Tensor, target: Tensor,
+                             weight: Tensor | None, pos_weight: Tensor | None,
+                             reduction: str) -> Tensor:
+    """-w * (pos * y * (1 - sigmoid(x)) - (1 - y) * sigmoid(x)) * grad, op by op (these
+    are ops, not a kernel, so under create_graph each records its node)."""
+    if pos_weight is not None:
+        t = mul(pos_weight, target)
+        grad_input = sub(mul(sub(add_scalar(t, 1), target), sigmoid(input)), t)
+    else:
+        grad_input = sub(sigmoid(input), target)
+    grad_input = mul(grad_input, grad)
+    if weight is not None:
+        grad_input = mul(grad_input, weight)
+    return div_scalar(grad_input, input.numel()) if reduction == "mean" else grad_input
+
+
+def bce_with_logits_target_backward(grad_output: Tensor, self: Tensor, target: Tensor,
+                                    weight: Tensor | None, pos_weight: Tensor | None,
+                                    reduction: str) -> Tensor:
+    """(log_sigmoid(-x) - pos_weight * log_sigmoid(x)) * grad, or -x * grad without
+    pos_weight; times weight, over n for `mean` (in place in PyTorch, even under
+    create_graph)."""
+    if pos_weight is not None:
+        negative = log_sigmoid(neg(self))
+        grad_target = _mul_(sub(negative, _mul_(log_sigmoid(self), pos_weight)), grad_output)
+    else:
+        grad_target = mul(neg(self), grad_output)
+    if weight is not None:
+        grad_target = _mul_(grad_target, weight)
+    return div_scalar(grad_target, target.numel()) if reduction == "mean" else grad_target
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
-    """bce_with_logits: input gets ((1 - target) - w * (1 - sigmoid(input))) * grad, with
-    w = (pos_weight - 1) * target + 1 (so `sigmoid(input) - target` without pos_weight);
-    a target that requires grad gets (log(1 - s) - pos_weight * log(s)) * grad."""
+    """bce_with_logits: input gets bce_with_logits_backward, a target that requires grad
+    gets bce_with_logits_target_backward."""
 
     name = "BinaryCrossEntropyWithLogitsBackward0"
     saved_names = ("pos_weight", "reduction", "self", "target", "weight")
@@ -131,26 +189,14 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         (grad,) = grads
         assert grad is not None
         x, y = self.saved_value("self"), self.saved_value("target")
-        dt = x.data.dtype
-        one = dt.type(1)
-        s = one / (one + np.exp(-x.data))
-        g = _scale(grad.data, x.shape, self.saved_value("reduction"), x.numel(), dt)
-        pos_weight, weight = self.saved_value("pos_weight"), self.saved_value("weight")
-        if pos_weight is None:
-            values = (s - y.data) * g
-            target_values = -x.data * g
-        else:
-            factor = (pos_weight.data - one) * y.data + one
-            values = ((one - y.data) - factor * (one - s)) * g
-            target_values = (np.log(one - s) - pos_weight.data * np.log(s)) * g
-        if weight is not None:
-            values, target_values = values * weight.data, target_values * weight.data
+        weight, pos_weight = self.saved_value("weight"), self.saved_value("pos_weight")
+        reduction = self.saved_value("reduction")
         grad_self = grad_target = None
-        if self.needs_input_grad(1):
-            grad_target = Tensor(as_array(target_values, dt), grad.ctx)
         if self.needs_input_grad(0):
-            grad_self = recorded(BinaryCrossEntropyWithLogitsBackwardBackward0,
-                                 as_array(values, dt), [grad, x, y], grad)
+            grad_self = bce_with_logits_backward(grad, x, y, weight, pos_weight, reduction)
+        if self.needs_input_grad(1):
+            grad_target = bce_with_logits_target_backward(grad, x, y, weight, pos_weight,
+                                                          reduction)
         return [grad_self, grad_target]
 
 

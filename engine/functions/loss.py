@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 
 from engine import errors
-from engine.functions._record import broadcast_shapes, record, recorded, wrap
-from engine.functions.activation import SecondOrderUnsupported
-from engine.functions.arithmetic import sub
+from engine.functions._record import broadcast_shapes, record, recorded, values_as, wrap
+from engine.functions.arithmetic import div_scalar, mul, mul_scalar, neg, sub
 from engine.functions.pointwise import abs
 from engine.functions.reduction import mean
 from engine.functions.reduction import sum as reduce_sum
@@ -47,13 +46,58 @@ def _scale(grad: np.ndarray, shape: tuple[int, ...], reduction: str, numel: int,
     return np.asarray(g, dtype=dtype)
 
 
-class MseLossBackwardBackward0(SecondOrderUnsupported):
+def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
+                      reduction: str) -> Tensor:
+    """The mse_loss_backward kernel: norm * (self - target) * grad, norm = 2 / n for
+    `mean` (n the broadcast size), else 2."""
+    shape = broadcast_shapes(self.shape, target.shape)
+    dt = self.data.dtype
+    norm = dt.type(2.0 / max(int(np.prod(shape)), 1) if reduction == "mean" else 2.0)
+    g = values_as(grad_output, self.dtype)
+    g = np.broadcast_to(g, shape) if reduction == "none" else g
+    values = as_array(norm * (self.data - target.data.astype(dt)) * g, dt)
+    out = recorded(MseLossBackwardBackward0, values, [grad_output, self, target], grad_output)
+    if out.grad_fn is not None:
+        for name, value in (("grad_output", grad_output), ("reduction", reduction),
+                            ("self", self), ("target", target)):
+            out.grad_fn.save(name, value)
+    return out
+
+
+def mse_loss_double_backward(grad: Tensor, numel: int, reduction: str) -> Tensor:
+    """2 * grad, divided by the number of elements for `mean`."""
+    grad_input = mul_scalar(grad, 2)
+    return div_scalar(grad_input, numel) if reduction == "mean" else grad_input
+
+
+class MseLossBackwardBackward0(Node):
+    """mse_loss_backward(grad_output, self, target): grad_output gets the kernel of grad,
+    self gets mse_loss_double_backward(grad * grad_output) and target its negative."""
+
     name = "MseLossBackwardBackward0"
+    saved_names = ("grad_output", "reduction", "self", "target")
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        x, y = self.saved_value("self"), self.saved_value("target")
+        reduction = self.saved_value("reduction")
+        numel = int(np.prod(broadcast_shapes(x.shape, y.shape)))
+        first = second = third = None
+        if self.needs_input_grad(0):
+            first = mse_loss_backward(grad, x, y, reduction)
+        if self.needs_input_grad(1):
+            scaled = mul(grad, self.saved_value("grad_output"))
+            second = mse_loss_double_backward(scaled, numel, reduction)
+        if self.needs_input_grad(2):
+            scaled = mul(grad, self.saved_value("grad_output"))
+            third = neg(mse_loss_double_backward(scaled, numel, reduction))
+        return [first, second, third]
 
 
 class MseLossBackward0(Node):
-    """mse_loss: input gets norm * (input - target) * grad with norm = 2 / n for `mean`
-    (2 for `sum`); a target that requires grad gets the negative."""
+    """mse_loss: input gets mse_loss_backward(grad, input, target), a target that
+    requires grad gets mse_loss_backward(grad, target, input)."""
 
     name = "MseLossBackward0"
     saved_names = ("reduction", "self", "target")
@@ -63,18 +107,10 @@ class MseLossBackward0(Node):
         assert grad is not None
         x, y = self.saved_value("self"), self.saved_value("target")
         reduction = self.saved_value("reduction")
-        shape = broadcast_shapes(x.shape, y.shape)
-        dt = x.data.dtype
-        norm = dt.type(2.0 / max(int(np.prod(shape)), 1) if reduction == "mean" else 2.0)
-        g = np.broadcast_to(grad.data, shape) if reduction == "none" else grad.data
-        values = norm * (x.data - y.data) * g
-        grad_self = grad_target = None
+        grad_self = mse_loss_backward(grad, x, y, reduction) if self.needs_input_grad(0) else None
+        grad_target = None
         if self.needs_input_grad(1):
-            grad_target = recorded(MseLossBackwardBackward0, as_array(-values, dt),
-                                   [grad, x, y], grad)
-        if self.needs_input_grad(0):
-            grad_self = recorded(MseLossBackwardBackward0, as_array(values, dt),
-                                 [grad, x, y], grad)
+            grad_target = mse_loss_backward(grad, y, x, reduction)
         return [grad_self, grad_target]
 
 
