@@ -10,16 +10,22 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+BASICS = "Backward, step by step"
+NETWORK = "Matrices and losses"
+MODELS = "Models and optimizers"
+
 
 class Preset(BaseModel):
     id: str
     title: str
     goal: str = Field(description="the one thing this preset teaches")
     source: str
+    topic: str = Field(BASICS, description="the picker groups presets by topic")
 
 
-def _p(id_: str, title: str, goal: str, source: str) -> Preset:
-    return Preset(id=id_, title=title, goal=goal, source=source.strip("\n") + "\n")
+def _p(id_: str, title: str, goal: str, source: str, topic: str = BASICS) -> Preset:
+    return Preset(id=id_, title=title, goal=goal, source=source.strip("\n") + "\n",
+                  topic=topic)
 
 
 PRESETS: list[Preset] = [
@@ -120,6 +126,184 @@ loss2 = h.sin()
 loss1.backward(retain_graph=True)
 loss2.backward()
 """),
+]
+
+
+# -- matrices, losses and seeded numbers (issue 14), models and optimizers (issue 17) --------
+
+PRESETS += [
+    _p("linear-layer", "A linear layer x @ W + b",
+       "The bias is broadcast over the batch, so its gradient is the output's gradient "
+       "summed over the batch: b.grad equals (2 * out).sum(dim=0).",
+       """
+import torch
+x = torch.tensor([[1.0, 2.0, -1.0], [0.5, -1.5, 2.0]])
+W = torch.tensor([[0.2, -0.4], [0.7, 0.1], [-0.3, 0.5]], requires_grad=True)
+b = torch.tensor([0.1, -0.2], requires_grad=True)
+out = x @ W + b
+loss = (out ** 2).sum()
+loss.backward()
+print(b.grad)
+print((2 * out).sum(dim=0))
+""", NETWORK),
+    _p("two-layer-mlp", "A two-layer MLP with cross-entropy",
+       "tanh(x @ W1 + b1) @ W2 + b2, then F.cross_entropy: LogSoftmaxBackward0 and "
+       "NllLossBackward0 send the loss's gradient down through both layers to every weight.",
+       """
+import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(4, 3)
+y = torch.tensor([0, 2, 1, 2])
+W1 = torch.randn(3, 5, requires_grad=True)
+b1 = torch.zeros(5, requires_grad=True)
+W2 = torch.randn(5, 3, requires_grad=True)
+b2 = torch.zeros(3, requires_grad=True)
+h = torch.tanh(x @ W1 + b1)
+logits = h @ W2 + b2
+loss = F.cross_entropy(logits, y)
+loss.backward()
+""", NETWORK),
+    _p("softmax-by-hand", "Softmax and NLL by hand next to F.cross_entropy",
+       "The same loss twice: written out (exp, sum, divide, log, pick the target) it records "
+       "many nodes, F.cross_entropy records two, and logits.grad is the same.",
+       """
+import torch
+import torch.nn.functional as F
+logits = torch.tensor([[2.0, -1.0, 0.5], [0.1, 0.3, -0.2]], requires_grad=True)
+y = torch.tensor([0, 2])
+one_hot = torch.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+p = logits.exp() / logits.exp().sum(dim=1, keepdim=True)
+by_hand = -(p.log() * one_hot).sum(dim=1).mean()
+by_hand.backward()
+print(logits.grad)
+logits.grad = None
+loss = F.cross_entropy(logits, y)
+loss.backward()
+print(logits.grad)
+""", NETWORK),
+    _p("mse-step", "An MSE regression training step",
+       "One step of gradient descent by hand: backward writes w.grad and b.grad, and the "
+       "update under no_grad moves w and b against them, so the loss falls.",
+       """
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
+y = torch.tensor([[2.1], [3.9], [6.2], [7.8]])
+w = torch.tensor([[0.5]], requires_grad=True)
+b = torch.tensor([0.0], requires_grad=True)
+pred = x @ w + b
+loss = F.mse_loss(pred, y)
+loss.backward()
+lr = 0.05
+with torch.no_grad():
+    w -= lr * w.grad
+    b -= lr * b.grad
+print(f"loss {loss.item():.4f} before the step, {F.mse_loss(x @ w + b, y).item():.4f} after")
+""", NETWORK),
+    _p("seeded-weights", "Seeded weights (torch.manual_seed)",
+       "After torch.manual_seed(0), torch.randn and torch.rand draw exactly the numbers "
+       "PyTorch draws: W is the same here as in Python.",
+       """
+import torch
+torch.manual_seed(0)
+W = torch.randn(3, 2, requires_grad=True)
+x = torch.rand(4, 3)
+print(W)
+loss = torch.tanh(x @ W).sum()
+loss.backward()
+""", NETWORK),
+    _p("sequential", "A model with nn.Sequential",
+       "Each nn.Linear records one AddmmBackward0 (and a TBackward0 for its weight); its "
+       "parameters are leaves named model.0.weight, model.0.bias, ...",
+       """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+x = torch.randn(5, 3)
+y = torch.randn(5, 1)
+loss = nn.MSELoss()(model(x), y)
+loss.backward()
+""", MODELS),
+    _p("custom-module", "A custom nn.Module",
+       "forward() is ordinary code: the nodes it records belong to net.fc1, net.fc2 or net "
+       "itself (the sigmoid), and the parameters are named after the attributes.",
+       """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(2, 4)
+        self.fc2 = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc2(torch.sigmoid(self.fc1(x)))
+
+
+torch.manual_seed(0)
+net = Net()
+x = torch.tensor([[0.5, -1.0], [1.5, 0.2]])
+target = torch.tensor([2, 0])
+loss = nn.CrossEntropyLoss()(net(x), target)
+loss.backward()
+""", MODELS),
+    _p("sgd-momentum", "SGD with momentum, three steps",
+       "opt.step() consumes the gradients backward wrote: the momentum buffer starts as the "
+       "first gradient, then b = 0.9 * b + g, and w = w - lr * b.",
+       """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(2, 1)
+x = torch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.5, -1.0]])
+y = torch.tensor([[1.0], [0.0], [2.0]])
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+for step in range(3):
+    opt.zero_grad()
+    loss = nn.MSELoss()(model(x), y)
+    loss.backward()
+    opt.step()
+    print(f"step {step}: loss {loss.item():.4f}")
+""", MODELS),
+    _p("adam", "Adam, three steps",
+       "Adam keeps two running averages per parameter (exp_avg of g, exp_avg_sq of g * g), "
+       "corrects their bias towards 0, and moves each weight by about lr whatever g's size.",
+       """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(2, 1)
+x = torch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.5, -1.0]])
+y = torch.tensor([[1.0], [0.0], [2.0]])
+opt = torch.optim.Adam(model.parameters(), lr=0.1)
+for step in range(3):
+    opt.zero_grad()
+    loss = nn.MSELoss()(model(x), y)
+    loss.backward()
+    opt.step()
+    print(f"step {step}: loss {loss.item():.4f}")
+""", MODELS),
+    _p("forgot-opt-zero-grad", "Forgetting opt.zero_grad()",
+       "Without opt.zero_grad() each backward adds to the .grad of the last: the second "
+       "and third steps move the weights by the sum of every gradient so far.",
+       """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(2, 1)
+x = torch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.5, -1.0]])
+y = torch.tensor([[1.0], [0.0], [2.0]])
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = nn.MSELoss()(model(x), y)
+    loss.backward()
+    opt.step()
+    print(f"step {step}: weight.grad {model.weight.grad}")
+""", MODELS),
 ]
 
 
