@@ -147,3 +147,17 @@ def app_client() -> Any:
     yield make
     for client in clients:
         client.__exit__(None, None, None)
+
+
+# -- hypothesis profiles -------------------------------------------------------------------
+
+def _hypothesis_profiles() -> None:
+    """`HYPOTHESIS_PROFILE=ci` (or CI=1): the same examples on every run, no database."""
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+    if os.environ.get("HYPOTHESIS_PROFILE") == "ci" or os.environ.get("CI"):
+        settings.load_profile("ci")
+
+
+_hypothesis_profiles()

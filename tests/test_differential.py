@@ -1,17 +1,22 @@
 """Differential tests: random programs run in the lab and in real PyTorch must agree.
 
-Hypothesis generates programs in the lab's language (tests/program_strategy.py); each
-runs through `run_source` and through real PyTorch (tests/torch_recorder.py, in a fresh
-thread so sequence numbers start at 0), and the two documents must match with the
-conformance README's rules. Bounded so the suite stays fast; `HYPOTHESIS_PROFILE=ci`
-(or CI=1) makes the examples the same on every run, and `LAB_DIFF_EXAMPLES=N` asks for
-more.
+Hypothesis generates programs of each part of the language: §1's arithmetic
+(tests/program_strategy.py), §1b's grad modes, in-place changes, loops, autograd.grad,
+hooks and custom Functions (strategy_rules.py, strategy_autograd.py), §1c's network
+operations (strategy_network.py) and §1d's modules and optimizers (strategy_modules.py).
+Each runs through `run_source` and through real PyTorch (tests/torch_recorder.py, in a
+fresh thread so sequence numbers start at 0), and the two documents must match with the
+conformance README's rules (tests/differential.py). The examples are bounded so that the
+module takes about a minute; `HYPOTHESIS_PROFILE=ci` (or CI=1, tests/conftest.py) makes
+them the same on every run, and `LAB_DIFF_EXAMPLES=N` asks for N of every kind.
+Disagreements found so far, minimized, are in tests/test_differential_known.py.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,38 +28,77 @@ except ImportError:  # pragma: no cover - depends on the environment
                 "(pip install torch==2.13.0)", allow_module_level=True)
 
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from app.trace import run_source
-from tests.matching import differences, load_cases
+from tests.differential import lab, report, rounding_only
+from tests.matching import differences, load_corpora, printed_text
 from tests.program_strategy import programs
+from tests.strategy_autograd import (
+    autograd_grad_programs,
+    custom_function_programs,
+    hook_programs,
+)
+from tests.strategy_modules import module_programs
+from tests.strategy_network import network_programs
+from tests.strategy_rules import grad_mode_programs, in_place_programs, loop_programs
 from tests.torch_recorder import record
 
 pytestmark = pytest.mark.torch
-
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-if os.environ.get("HYPOTHESIS_PROFILE") == "ci" or os.environ.get("CI"):
-    settings.load_profile("ci")
-EXAMPLES = int(os.environ.get("LAB_DIFF_EXAMPLES", "60"))
-
-
-def lab(source: str) -> dict[str, Any]:
-    return run_source(source).model_dump(mode="json")
+ASKED = int(os.environ.get("LAB_DIFF_EXAMPLES", "0"))
 
 
 def assert_same_as_torch(source: str) -> None:
     diffs = differences(lab(source), record(source))
-    assert not diffs, "\n".join([source, *diffs])
+    assert not diffs, report(source, diffs)
 
 
 def test_torch_is_the_recorded_version() -> None:
     assert torch.__version__.split("+")[0] == "2.13.0"
 
 
-def test_fresh_thread_gives_the_recorded_traces() -> None:
+# -- the recorder itself -------------------------------------------------------------------
+
+CORPORA = load_corpora()
+
+
+def _same_float32(got: Any, want: Any) -> bool:
+    """Equal, or float32 values at most 4 ulps apart: the corpora were recorded on a CPU
+    whose kernels may round the last bit of a sum otherwise (pub-net-0004, -0006)."""
+    if isinstance(want, list):
+        return (isinstance(got, list) and len(got) == len(want)
+                and all(_same_float32(g, w) for g, w in zip(got, want, strict=True)))
+    if got == want or not all(isinstance(v, float) for v in (got, want)):
+        return bool(got == want)
+    a, b = (int(x) for x in torch.tensor([got, want]).view(torch.int32).tolist())
+    return abs(a - b) <= 4
+
+
+def recorded_differences(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """The recorder's trace against a recorded one: all equal, but for `kind` where the
+    recording has none (cases.jsonl is older than kinds), memory addresses in printed
+    lines, and the last bits of float32 grads."""
+    passes = [{k: v for k, v in p.items() if k in w} for p, w in
+              zip(got["passes"], want["passes"], strict=False)]
+    diffs = [] if passes == want["passes"] else ["passes"]
+    diffs += [] if got["error"] == want["error"] else ["error"]
+    if [printed_text(x) for x in got.get("printed", [])] != [
+            printed_text(x) for x in want.get("printed", [])]:
+        diffs.append("printed")
+    if set(got["grads"]) != set(want["grads"]) or not all(
+            _same_float32(got["grads"][k], w) for k, w in want["grads"].items()):
+        diffs.append("grads")
+    return diffs
+
+
+@pytest.mark.parametrize("case", CORPORA, ids=[c["id"] for c in CORPORA])
+def test_fresh_thread_gives_the_recorded_traces(case: dict[str, Any]) -> None:
     """The shortcut this module relies on: sequence numbers are per thread, so a fresh
-    thread reproduces the corpus recorded with a fresh process per program, exactly."""
-    for case in load_cases():
-        assert record(case["source"]) == case["expected"], case["id"]
+    thread reproduces each public case recorded with a fresh process per program. (No
+    public case draws random numbers without a seed, the one thing a thread of a
+    long-lived process could not reproduce; `nondeterministic_fields` would say so.)"""
+    assert not case.get("nondeterministic_fields"), "a case no run can reproduce"
+    got = record(case["source"])
+    assert not recorded_differences(got, case["expected"]), (got, case["expected"])
 
 
 def test_fresh_thread_starts_at_zero_while_this_thread_has_counted() -> None:
@@ -75,23 +119,40 @@ def test_fresh_thread_starts_at_zero_while_this_thread_has_counted() -> None:
     assert seen == [0]
 
 
-def ill_conditioned(source: str, want: dict[str, Any]) -> bool:
-    """PyTorch's own float32 grads are further from its float64 grads than the matching
-    tolerance: float32 rounding alone decides the digits, so no comparison is meaningful
-    (`(w.cos() - w) ** 2.0 ** v.sum()` and the like)."""
-    wide = record(source, float64=True)
-    return bool(differences({**want, "grads": wide["grads"]}, want))
+# -- random programs -----------------------------------------------------------------------
 
-
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(programs())
-def test_random_programs_match_pytorch(source: str) -> None:
+def check_random(source: str) -> None:
+    """The lab matches PyTorch, unless float32 rounding alone decides the difference."""
     want = record(source)
-    diffs = differences(lab(source), want)
-    if diffs and all(d.startswith("grads[") for d in diffs):
-        assume(not ill_conditioned(source, want))
-    assert not diffs, "\n".join([source, *diffs])
+    got = lab(source)
+    diffs = differences(got, want)
+    if diffs:
+        assume(not rounding_only(source, got, want))
+    assert not diffs, report(source, diffs)
+
+
+def random_test(strategy: st.SearchStrategy[str], examples: int) -> Callable[..., None]:
+    """A test of `examples` programs drawn from `strategy` (LAB_DIFF_EXAMPLES overrides)."""
+
+    @settings(max_examples=ASKED or examples, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(strategy)
+    def test(source: str) -> None:
+        check_random(source)
+
+    return test
+
+
+# The counts keep the module near a minute on two cores; each part takes about as long.
+test_random_arithmetic_matches_pytorch = random_test(programs(), 60)
+test_random_grad_modes_match_pytorch = random_test(grad_mode_programs(), 30)
+test_random_in_place_changes_match_pytorch = random_test(in_place_programs(), 40)
+test_random_loops_match_pytorch = random_test(loop_programs(), 20)
+test_random_autograd_grad_matches_pytorch = random_test(autograd_grad_programs(), 30)
+test_random_hooks_match_pytorch = random_test(hook_programs(), 30)
+test_random_custom_functions_match_pytorch = random_test(custom_function_programs(), 25)
+test_random_networks_match_pytorch = random_test(network_programs(), 40)
+test_random_modules_match_pytorch = random_test(module_programs(), 20)
 
 
 def test_ill_conditioned_programs_are_recognised() -> None:
@@ -99,73 +160,23 @@ def test_ill_conditioned_programs_are_recognised() -> None:
     wild = ("v = torch.tensor([[2.0, -0.3, 0.7], [3.0, -0.5, 0.7]], requires_grad=True)\n"
             "w = torch.tensor(-0.1)\nh0 = (w.cos() - w) ** 2.0 ** torch.sum(v)\n"
             "out = -(h0 * h0.cos()) ** (w - 1)\n")
-    assert ill_conditioned(wild, record(wild))
-    tame = "a = 0.7\nb = -1.3\ny = (a * b).sin() + (a / b).exp() * a\n"
-    assert not ill_conditioned(tame, record(tame))
+    want = record(wild)
+    nudged = {**want, "grads": {"v": [[x * (1 + 1e-3) for x in row]
+                                      for row in want["grads"]["v"]]}}
+    assert differences(nudged, want) and rounding_only(wild, nudged, want)
+    tame = "a = 0.7\nb = -1.3\ny = (a * b).sin() + (a / b).exp() * a\nprint(y)\n"
+    want = record(tame)
+    nudged = {**want, "grads": {"a": want["grads"]["a"] * (1 + 1e-3), "b": want["grads"]["b"]}}
+    assert differences(nudged, want) and not rounding_only(tame, nudged, want)
+    misprinted = {**want, "printed": [want["printed"][0].replace(")", "1)")]}
+    assert differences(misprinted, want) and not rounding_only(tame, misprinted, want)
 
 
-@pytest.mark.parametrize("source", [
-    # each ending of the generator once, written out, so a failure here is readable
-    "a = 1.5\nb = -2.0\ny = a * b\nloss = y.sin() + y * 2\n",
-    "a = 0.5\nloss = (a * a).tanh()\nloss.backward(retain_graph=True)\nloss.backward()\n",
-    "a = 0.5\nloss = (a * a).tanh()\nloss.backward()\nloss.backward()\n",
-    "a = 0.5\nloss = a * 3\nloss.backward()\nloss = a.exp()\nloss.backward()\n",
-    "v = torch.tensor([1.0, 2.0], requires_grad=True)\ny = v ** 2\n"
-    "y.backward(gradient=torch.tensor([1.0, -1.0]))\n",
-    "v = torch.tensor([1.0, 2.0], requires_grad=True)\ny = v ** 2\ny.backward()\n",
-    "a = 2.0\nb = 3.0\nloss = a * b\nloss.backward(retain_graph=True)\na.grad = None\n"
-    "loss.backward()\n",
-    "a = 1.5\ny = a.sin() * a\ny.backward(create_graph=True)\nz = a * 3\nz.backward()\n",
-    "x = torch.tensor(2.0)\ny = torch.tensor([1.0, 2.0])\nloss = (x * y).sum()\n",
-    "x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"
-    "b = torch.tensor([10.0, 20.0, 30.0], requires_grad=True)\nw = 2.0\n"
-    "y = (x * w + b).sum()\n",
-    "a = torch.tensor([1.0, 2.0], requires_grad=True)\nb = torch.tensor([1.0, 2.0, 3.0])\n"
-    "y = (a * b).sum()\n",
-    "a = 0.0\ny = a.log() + a.sqrt() + 1 / a + a.abs() + a.relu() + a ** 0 + a ** a\n",
-    "a = -1.0\ny = a.log()\n",
-    "k = torch.tensor(3)\na = 2.0\ny = (k * a) ** 2 / k\n",
-])
-def test_each_kind_of_program_matches_pytorch(source: str) -> None:
-    assert_same_as_torch(source)
-
-
-# Found by the random programs; each once differed from PyTorch.
-@pytest.mark.parametrize("source", [
-    "c = 2.0\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * c).sum()\n"
-    "y.backward(create_graph=True)\nz = c * 3\nz.backward()\n",
-    "b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
-    "x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"
-    "y = (x * b).sum()\ny.backward(create_graph=True)\nz = b.sum()\nz.backward()\n",
-], ids=["to-0d", "leading-dim"])
-def test_create_graph_sum_to_records_nodes(source: str) -> None:
-    assert_same_as_torch(source)
-
-
-def test_abs_of_nan_sends_zero_back() -> None:
-    assert_same_as_torch("a = -1.0\ny = a.log().abs()\n")
-
-
-def test_pow_half_at_negative_zero() -> None:
-    assert_same_as_torch("a = -0.0\ny = a ** 0.5\n")
-
-
-@pytest.mark.parametrize("source", [
-    "a = torch.tensor(2)\nw = 2.0\ny = (a ** (-a)) * w\n",
-    "a = torch.tensor(2)\nw = 2.0\ny = (3 ** (-a)) * w\n",
-], ids=["tensor-tensor", "number-tensor"])
-def test_integer_tensor_to_negative_integer_tensor_power(source: str) -> None:
-    assert_same_as_torch(source)
-
-
-@pytest.mark.parametrize("source", [
-    "a = 2.0\ny = a * 2**63\n",
-    "a = 2.0\ny = 2**63 - a\n",
-    "a = 2.0\ny = a * 10**30\n",
-], ids=["2**63-times", "2**63-minus", "10**30"])
-def test_python_ints_beyond_int64(source: str) -> None:
-    assert_same_as_torch(source)
-
-
-def test_infinite_leaf_shorthand() -> None:
-    assert_same_as_torch("a = 1e400\nb = -1e400\ny = a * 2 + b\n")
+def test_printed_noise_around_zero_is_rounding() -> None:
+    """A gradient that is 0 but for rounding prints its noise; float64 prints other noise."""
+    source = ("import torch\np = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+              "loss = torch.log_softmax(p, dim=0).sum() * 0 + torch.softmax(p, dim=0).sum()\n"
+              "loss.backward()\nprint(p.grad)\n")
+    want = record(source)
+    noise = {**want, "printed": ["tensor([1.1921e-07, -5.9605e-08])"]}
+    assert rounding_only(source, noise, want) or want["printed"] == noise["printed"]

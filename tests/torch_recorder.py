@@ -1,12 +1,13 @@
 """What real PyTorch does for a lab program: the conformance recorder, runnable in-process.
 
-Adapted from ../shared/conformance/record_torch.py (the recorder that produced
-tests/data/conformance_cases.jsonl), with the same rewrite and the same Recorder. The
-difference is how a fresh sequence counter is obtained: PyTorch's counter is
-thread-local and starts at 0 in every new thread (reference §3), so instead of a fresh
-process per program, `record()` runs each program in a fresh `threading.Thread`, about a
-hundred times faster. `test_differential.py` checks that this gives exactly the recorded
-traces of the conformance corpus.
+Adapted from ../shared/conformance/record_torch.py (the recorder of the public corpora:
+passes with their `kind`, `printed`, module parameters named `VAR.NAME`, leaves that
+start to require grad later, the error of a failing program), with its rewriting in
+tests/torch_rewrite.py and the same Recorder. The difference is how a fresh sequence
+counter is obtained: PyTorch's counter is thread-local and starts at 0 in every new
+thread (reference §3), so instead of a fresh process per program, `record()` runs each
+program in a fresh `threading.Thread`, about a hundred times faster.
+`test_differential.py` checks that this gives exactly the recorded traces of the corpora.
 
 This file executes program text with real PyTorch (it is the reference, not the lab);
 the lab itself never does (see test_bad_input.py).
@@ -14,93 +15,17 @@ the lab itself never does (see test_bad_input.py).
 
 from __future__ import annotations
 
-import ast
+import builtins
+import io
 import math
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-RECORDER = "__record_backward__"
+from tests.torch_rewrite import GRAD_RECORDER, RECORDER, SCANNER, rewrite
+
 ACCUMULATE = "torch::autograd::AccumulateGrad"
-
-
-def _number_literal(node: ast.expr) -> int | float | None:
-    """The value of NUMBER, -NUMBER or +NUMBER, else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        inner = _number_literal(node.operand)
-        if inner is None:
-            return None
-        return -inner if isinstance(node.op, ast.USub) else inner
-    if (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
-            and not isinstance(node.value, bool)):
-        return node.value
-    return None
-
-
-def _leaf_statement(name: str, value: float, like: ast.stmt) -> ast.stmt:
-    """`name = torch.tensor(float(value), requires_grad=True)` at `like`'s position.
-
-    (record_torch.py writes repr(float(value)), which for `a = 1e400` is the undefined
-    name `inf`; float('inf') is what the shorthand means.)
-    """
-    number = float(value)
-    text = f"float({str(number)!r})" if not math.isfinite(number) else repr(number)
-    stmt = ast.parse(f"{name} = torch.tensor({text}, requires_grad=True)").body[0]
-    return ast.copy_location(stmt, like)
-
-
-def _is_tensor_call(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "tensor" and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "torch")
-
-
-def _backward_target(stmt: ast.stmt) -> ast.Call | None:
-    if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Attribute)
-            and stmt.value.func.attr == "backward"):
-        return stmt.value
-    return None
-
-
-def rewrite(source: str) -> tuple[list[ast.Module], bool, str | None]:
-    """Parse a lab program: (one-statement modules, has_backward, last assigned name)."""
-    tree = ast.parse(source)
-    statements: list[ast.stmt] = []
-    has_backward = False
-    last_assigned = None
-    leading = True   # still in the opening block of leaf definitions
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            statements.append(stmt)
-            continue
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)):
-            last_assigned = stmt.targets[0].id
-            value = _number_literal(stmt.value)
-            if leading and value is not None:
-                statements.append(_leaf_statement(stmt.targets[0].id, value, stmt))
-                continue
-            if leading and _is_tensor_call(stmt.value):
-                statements.append(stmt)
-                continue
-        leading = False
-        call = _backward_target(stmt)
-        if call is not None:
-            has_backward = True
-            assert isinstance(call.func, ast.Attribute)
-            receiver = call.func.value
-            new_call = ast.Call(
-                func=ast.Name(RECORDER, ast.Load()),
-                args=[ast.Constant(ast.unparse(receiver)), receiver, *call.args],
-                keywords=call.keywords,
-            )
-            stmt = ast.copy_location(ast.Expr(new_call), call)
-            ast.fix_missing_locations(stmt)
-        statements.append(stmt)
-    modules = [ast.fix_missing_locations(ast.Module(body=[s], type_ignores=[]))
-               for s in statements]
-    return modules, has_backward, last_assigned
 
 
 def _encode(value: Any) -> Any:
@@ -114,45 +39,78 @@ def _encode(value: Any) -> Any:
     return x
 
 
+def encode_grad(tensor: Any) -> Any:
+    return None if tensor is None else _encode(tensor.detach().tolist())
+
+
 class Recorder:
     """Runs one program under torch and collects its trace."""
 
     def __init__(self, torch: Any) -> None:
         self.torch = torch
-        self.namespace: dict[str, Any] = {"torch": torch, RECORDER: self.record_backward}
+        self.real_grad = torch.autograd.grad
+        self.namespace: dict[str, Any] = {
+            "torch": torch, RECORDER: self.record_backward, GRAD_RECORDER: self.record_grad,
+            SCANNER: self.scan, "print": self.print}
         self.passes: list[dict[str, Any]] = []
-        self.current_steps: list[dict[str, Any]] | None = None
-        self.hooked: dict[int, Any] = {}       # id(node) -> node, kept alive
-        self.leaves: dict[int, tuple[str, Any]] = {}
+        self.active: list[dict[str, Any]] = []     # passes under way, innermost last
+        self.printed: list[str] = []
+        self.hooked: dict[int, Any] = {}           # id(node) -> node, kept alive
+        self.tensors: dict[int, Any] = {}          # id(tensor) -> tensor scanned, kept alive
+        self.leaves: dict[int, tuple[str, Any]] = {}   # id(leaf) -> (its name, leaf)
         self.min_seq: int | None = None
+        self.disturbed: str | None = None          # how the recorder changed the program
+        self._seqnr: Callable[[], int] | None = getattr(
+            torch._C._autograd, "_get_sequence_nr", None)
 
-    def note_assignment(self, name: str) -> None:
-        value = self.namespace.get(name)
-        if not isinstance(value, self.torch.Tensor):
+    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n",
+              file: Any = None, flush: bool = False) -> None:
+        """builtins.print into a string: one entry of `printed` per call."""
+        buffer = io.StringIO()
+        try:
+            builtins.print(*args, sep=sep, end=end, file=buffer)
+        finally:
+            self.printed.append(buffer.getvalue().removesuffix("\n"))
+
+    # -- names -----------------------------------------------------------------------------
+    def scan(self, scope: dict[str, Any]) -> None:
+        """After a statement: name new leaves that require grad and hook new nodes."""
+        before = self._seqnr() if self._seqnr else None
+        for name, value in list(scope.items()):
+            if name.startswith("__"):
+                continue
+            if isinstance(value, self.torch.Tensor):
+                self.note_tensor(name, value)
+            elif isinstance(value, self.torch.nn.Module) and scope is self.namespace:
+                # CONTRACT §2: a module's parameters are leaves named VAR.NAME, VAR a
+                # variable of the program's top level (not `self` inside __init__)
+                for pname, param in value.named_parameters():
+                    self.note_tensor(f"{name}.{pname}", param)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, self.torch.Tensor):
+                        self.note_tensor(None, item)
+        if self._seqnr and self._seqnr() != before and self.disturbed is None:
+            self.disturbed = "a scan used up a sequence number"
+
+    def note_tensor(self, name: str | None, tensor: Any) -> None:
+        self.tensors.setdefault(id(tensor), tensor)
+        if not tensor.requires_grad:
             return
-        if value.is_leaf and value.requires_grad and id(value) not in self.leaves:
-            self.leaves[id(value)] = (name, value)
-        self.note_graph(value)
+        if tensor._is_view() and tensor._base.requires_grad:
+            return      # its grad_fn may be rebuilt on reading, making a node
+        node = tensor.grad_fn
+        if node is None:
+            if name is not None and id(tensor) not in self.leaves:
+                self.leaves[id(tensor)] = (name, tensor)
+        else:
+            self.hook_graph(node)
 
     def leaf_name(self, node: Any) -> str | None:
         entry = self.leaves.get(id(node.variable))
         return entry[0] if entry and entry[1] is node.variable else None
 
-    def note_graph(self, tensor: Any) -> None:
-        """Track the smallest sequence number among nodes reachable from tensor."""
-        if tensor.grad_fn is None:
-            return
-        stack, seen = [tensor.grad_fn], set()
-        while stack:
-            node = stack.pop()
-            if node is None or id(node) in seen:
-                continue
-            seen.add(id(node))
-            if node.name() != ACCUMULATE:
-                seq = node._sequence_nr()
-                self.min_seq = seq if self.min_seq is None else min(self.min_seq, seq)
-            stack.extend(next_node for next_node, _ in node.next_functions)
-
+    # -- graph -----------------------------------------------------------------------------
     def grad_accumulator(self, leaf: Any) -> Any:
         """The leaf's AccumulateGrad, got through a throwaway view made in a helper thread
         (so it uses up no sequence number of the program's thread)."""
@@ -174,10 +132,21 @@ class Recorder:
             if node is None or id(node) in self.hooked:
                 continue
             self.hooked[id(node)] = node
+            if node.name() != ACCUMULATE:
+                seq = node._sequence_nr()
+                self.min_seq = seq if self.min_seq is None else min(self.min_seq, seq)
             node.register_prehook(self.make_prehook(node))
             stack.extend(next_node for next_node, _ in node.next_functions)
 
-    def make_prehook(self, node: Any) -> Any:
+    def hook_output(self, tensor: Any) -> None:
+        if not isinstance(tensor, self.torch.Tensor):
+            return
+        if tensor.grad_fn is not None:
+            self.hook_graph(tensor.grad_fn)
+        elif tensor.requires_grad:
+            self.hook_graph(self.grad_accumulator(tensor))
+
+    def make_prehook(self, node: Any) -> Callable[[Any], None]:
         name = node.name()
         is_accumulate = name == ACCUMULATE
         if is_accumulate:
@@ -185,46 +154,59 @@ class Recorder:
         seq = node._sequence_nr()
 
         def prehook(grad_outputs: Any) -> None:
-            leaf = self.leaf_name(node) if is_accumulate else None
-            assert self.current_steps is not None
-            self.current_steps.append({"name": name, "seq": seq, "leaf": leaf})
+            if self.active:
+                leaf = self.leaf_name(node) if is_accumulate else None
+                self.active[-1]["steps"].append({"name": name, "seq": seq, "leaf": leaf})
 
         return prehook
 
-    def record_backward(self, output_name: str, tensor: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(tensor, self.torch.Tensor):
-            if tensor.grad_fn is not None:
-                self.hook_graph(tensor.grad_fn)
-            elif tensor.requires_grad:
-                self.hook_graph(self.grad_accumulator(tensor))
-        self.current_steps = []
+    # -- passes ----------------------------------------------------------------------------
+    def _run_pass(self, output: str, kind: str, call: Callable[[], Any]) -> Any:
+        entry: dict[str, Any] = {"output": output, "kind": kind, "steps": []}
+        self.passes.append(entry)
+        self.active.append(entry)
         try:
-            return tensor.backward(*args, **kwargs)
+            return call()
         finally:
-            if self.current_steps:
-                self.passes.append({"output": output_name, "steps": self.current_steps})
-            self.current_steps = None
+            self.active.pop()
+            if not entry["steps"]:
+                self.passes = [p for p in self.passes if p is not entry]
 
+    def record_backward(self, output_name: str, tensor: Any, *args: Any, **kwargs: Any) -> Any:
+        self.hook_output(tensor)
+        return self._run_pass(output_name, "backward",
+                              lambda: tensor.backward(*args, **kwargs))
+
+    def record_grad(self, output_text: str, *args: Any, **kwargs: Any) -> Any:
+        outputs = args[0] if args else kwargs.get("outputs")
+        for tensor in outputs if isinstance(outputs, (tuple, list)) else [outputs]:
+            self.hook_output(tensor)
+        return self._run_pass(output_text, "grad", lambda: self.real_grad(*args, **kwargs))
+
+    # -- program ---------------------------------------------------------------------------
     def run(self, source: str) -> dict[str, Any]:
-        statements, has_backward, last_assigned = rewrite(source)
+        program = rewrite(source)
+        if self._seqnr and self._seqnr() != 0:
+            raise RuntimeError(f"the sequence counter is at {self._seqnr()}, not 0")
         error = None
         try:
-            for module in statements:
+            for module in program.modules:
                 exec(compile(module, "<lab>", "exec"), self.namespace)
-                stmt = module.body[0]
-                # `x.grad = None` (README) is an assignment too; the original recorder
-                # assumed a name target here.
-                if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-                    self.note_assignment(stmt.targets[0].id)
-            if not has_backward and last_assigned is not None:
-                self.record_backward(last_assigned, self.namespace[last_assigned])
+                self.scan(self.namespace)
+            if program.implicit_backward and program.last_assigned in self.namespace:
+                name = str(program.last_assigned)
+                self.record_backward(name, self.namespace[name])
         except Exception as e:  # the program's own error is part of the trace
             error = {"type": type(e).__name__, "message": str(e)}
-        grads = {name: None if leaf.grad is None else _encode(leaf.grad.detach().tolist())
-                 for name, leaf in self.leaves.values()}
-        if self.min_seq not in (None, 0):
+        if self.disturbed:
+            raise RuntimeError(f"torch_recorder: {self.disturbed}")
+        if self._seqnr is None and self.min_seq not in (None, 0):
             raise RuntimeError(f"sequence numbers started at {self.min_seq}, not 0")
-        return {"passes": self.passes, "grads": grads, "error": error}
+        grads = {name: encode_grad(leaf.grad) for name, leaf in self.leaves.values()}
+        trace: dict[str, Any] = {"passes": self.passes, "grads": grads, "error": error}
+        if program.mentions_print:
+            trace["printed"] = self.printed
+        return trace
 
 
 def record(source: str, float64: bool = False) -> dict[str, Any]:
