@@ -137,12 +137,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
 
 def _mul_(self: Tensor, other: Tensor) -> Tensor:
-    """`self.mul_(other)` as an out-of-place mul: the same node, and (under grad mode) the
-    clone of the original self that an in-place mul saves when other requires grad, which
-    records a CloneBackward0 of its own and so takes a sequence number."""
+    """`self.mul_(other)` as an out-of-place mul: the same node, which (when other requires
+    grad) saves a clone of the original self, made after the node: a CloneBackward0 with
+    the next sequence number, that other's gradient then goes through."""
     out = mul(self, other)
-    if other.requires_grad and self.ctx.grad_mode:
-        clone(self)
+    if other.requires_grad and out.grad_fn is not None:
+        out.grad_fn.save("self", clone(self))
     return out
 
 
