@@ -307,5 +307,205 @@ for step in range(3):
 ]
 
 
+# -- the course's autograd (issue 11): grad modes, in place, loops, hooks, grad, Function ----
+
+GRAD_OFF = "Turning gradients off"
+LOOPS = "Loops and training"
+HOOKS = "Hooks and custom Functions"
+VALUES = "Gradients as values"
+
+PRESETS += [
+    _p("freeze-parameter", "Freeze a parameter",
+       "b.requires_grad_(False) makes b a constant: the graph gets no AccumulateGrad for "
+       "it, so backward never writes b.grad.",
+       """
+import torch
+
+w = torch.tensor(3.0, requires_grad=True)
+b = torch.tensor(1.0, requires_grad=True)
+x = torch.tensor(2.0)
+b.requires_grad_(False)
+y = w * x + b
+loss = y * y
+loss.backward()
+print(w.grad, b.grad)
+""", GRAD_OFF),
+    _p("no-grad-eval", "Evaluate under no_grad",
+       "Inside torch.no_grad() nothing is recorded: prediction has no grad_fn, so "
+       "evaluating builds no graph and backward never reaches it.",
+       """
+import torch
+
+w = torch.tensor(2.0, requires_grad=True)
+x = torch.tensor(3.0)
+target = torch.tensor(5.0)
+loss = (w * x - target) ** 2
+loss.backward()
+with torch.no_grad():
+    prediction = w * torch.tensor(4.0)
+print(prediction.requires_grad, prediction.grad_fn)
+print(w.grad)
+""", GRAD_OFF),
+    _p("detach", "Stop-gradient with detach",
+       "c = y.detach() has y's value and no history: z = c * x + y sends gradients "
+       "through y and x, and none through c.",
+       """
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x * x
+c = y.detach()
+z = c * x + y
+z.backward()
+print(c.requires_grad, x.grad)
+""", GRAD_OFF),
+    _p("in-place-error", "In-place change breaks backward",
+       "z = y ** 2 saves y; y += 1 then changes y in place, so the version PowBackward0 "
+       "saved is stale and it raises when it pops.",
+       """
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+z = y ** 2
+y += 1
+z.backward()
+""", GRAD_OFF),
+    _p("training-loop", "A training loop",
+       "Three SGD steps: each iteration records a new graph, opt.zero_grad() clears .grad, "
+       "backward writes it afresh and opt.step() moves w and b. Pick a pass to see it.",
+       """
+import torch
+
+w = torch.tensor(1.0, requires_grad=True)
+b = torch.tensor(0.5, requires_grad=True)
+x = torch.tensor(2.0)
+target = torch.tensor(7.0)
+opt = torch.optim.SGD([w, b], lr=0.05)
+for step in range(3):
+    opt.zero_grad()
+    loss = (w * x + b - target) ** 2
+    loss.backward()
+    opt.step()
+    print(f"step {step}: loss {loss.item():.4f}, w.grad {w.grad.item():.2f}")
+""", LOOPS),
+    _p("forgetting-zero-grad", "Forgetting zero_grad",
+       "The same loop without opt.zero_grad(): each backward adds to the last one's .grad, "
+       "so the steps grow and by the fourth the loss rises again.",
+       """
+import torch
+
+w = torch.tensor(1.0, requires_grad=True)
+b = torch.tensor(0.5, requires_grad=True)
+x = torch.tensor(2.0)
+target = torch.tensor(7.0)
+opt = torch.optim.SGD([w, b], lr=0.05)
+for step in range(4):
+    loss = (w * x + b - target) ** 2
+    loss.backward()
+    opt.step()
+    print(f"step {step}: loss {loss.item():.4f}, w.grad {w.grad.item():.2f}")
+""", LOOPS),
+    _p("dynamic-graph", "A dynamic graph",
+       "The graph is recorded as the code runs: each pass has the nodes of the branch its "
+       "if took, and w.grad adds up over both.",
+       """
+import torch
+
+w = torch.tensor(0.5, requires_grad=True)
+for x in [torch.tensor(2.0), torch.tensor(-3.0)]:
+    h = w * x
+    if h > 0:
+        y = h.exp()
+    else:
+        y = h * h
+    y.backward()
+    print(f"{y.grad_fn.name()}: w.grad is now {w.grad.item():.4f}")
+""", LOOPS),
+    _p("clip-hook", "Clip a gradient with a hook",
+       "Two hooks on y fire when its grad_fn pops, in the order registered: one prints the "
+       "gradient, the other returns it clamped, which replaces it.",
+       """
+import torch
+
+w = torch.tensor(2.0, requires_grad=True)
+x = torch.tensor(5.0)
+y = w * x
+y.register_hook(lambda g: print("gradient reaching y:", g))
+h = y.register_hook(lambda g: g.clamp(-1.0, 1.0))
+loss = y ** 2
+loss.backward()
+print(w.grad)
+""", HOOKS),
+    _p("retain-grad", "retain_grad on a non-leaf",
+       "y is no leaf, so backward keeps no y.grad unless y.retain_grad() asks: then it is "
+       "stored when y's grad_fn pops. Reading loss.grad only warns.",
+       """
+import torch
+
+w = torch.tensor(3.0, requires_grad=True)
+x = torch.tensor(2.0)
+y = w * x
+y.retain_grad()
+loss = y * y + y
+loss.backward()
+print(y.grad, w.grad)
+print(loss.grad)
+""", HOOKS),
+    _p("straight-through", "Straight-through estimator",
+       "A custom autograd.Function: forward clamps, backward passes the gradient through "
+       "unchanged, as if the clamp were not there.",
+       """
+import torch
+
+
+class StraightThroughClamp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t, low, high):
+        return t.clamp(low, high)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None, None   # identity for t; low and high get no gradient
+
+
+x = torch.tensor(2.0)
+w = torch.tensor(3.0, requires_grad=True)
+b = torch.tensor(1.0, requires_grad=True)
+y = w * x + b
+c = StraightThroughClamp.apply(y, 0.0, 5.0)
+print(c.grad_fn.name())
+(c * c).backward()
+print(w.grad, b.grad)
+""", HOOKS),
+    _p("grad-vs-backward", "autograd.grad vs backward",
+       "torch.autograd.grad returns the gradient and writes no .grad (AccumulateGrad does "
+       "not run); backward() writes x.grad instead.",
+       """
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 3
+(g,) = torch.autograd.grad(y, x, retain_graph=True)
+print(g, x.grad)
+y.backward()
+print(x.grad)
+""", VALUES),
+    _p("second-derivative", "Second derivative with create_graph",
+       "create_graph=True records the backward pass itself: dy has a grad_fn, and "
+       "dy.backward() runs through the nodes that pass recorded.",
+       """
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+y = x ** 3
+(dy,) = torch.autograd.grad(y, x, create_graph=True)
+print(dy)
+dy.backward()
+print(x.grad)
+""", VALUES),
+]
+
+
 def preset(preset_id: str) -> Preset | None:
     return next((p for p in PRESETS if p.id == preset_id), None)

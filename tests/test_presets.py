@@ -20,7 +20,8 @@ from app.trace import run_source
 from tests.matching import ATOL, RTOL, differences, load_cases
 
 RECORDED = {c["source"].strip(): c for c in load_cases()}
-FAILS_ON_PURPOSE = {"second-backward-error": "RuntimeError", "non-scalar-error": "RuntimeError"}
+FAILS_ON_PURPOSE = {"second-backward-error": "RuntimeError", "non-scalar-error": "RuntimeError",
+                    "in-place-error": "RuntimeError"}
 
 
 def lab(p: Preset) -> dict[str, Any]:
@@ -51,6 +52,17 @@ def test_worked_example_values_from_the_issue() -> None:
     document = lab(PRESETS[0])
     assert PRESETS[0].id == "worked-example"
     assert document["grads"] == {"w": 28.0, "b": 14.0}
+
+
+def test_straight_through_values_from_the_course() -> None:
+    """The course's clamp example (seeds 003): the numbers its text states."""
+    assert lab(preset_of("straight-through"))["grads"] == {"w": 20.0, "b": 10.0}
+
+
+def preset_of(preset_id: str) -> Preset:
+    found = preset(preset_id)
+    assert found is not None, preset_id
+    return found
 
 
 RECORDED_PRESETS = [p for p in PRESETS if p.source.strip() in RECORDED]
