@@ -52,6 +52,10 @@ class AutogradContext:
         # forward is running. Nodes record both; PyTorch keeps neither.
         self.line = 0
         self.scope: str | None = None
+        # The node a graph task is applying, and that task's exec_info (autograd.grad's
+        # needed nodes): `task_should_compute_output` consults them.
+        self.applying: Any = None
+        self.exec_info: Any = None
         self._generator: Any = None
         self.replay_seed: int | None = None    # a seed to draw from instead of a fresh one
         self.fresh_seed: int | None = None     # the seed a fresh generator drew

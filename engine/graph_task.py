@@ -24,7 +24,6 @@ import numpy as np
 
 from engine import errors
 from engine.accumulate_grad import AccumulateGrad
-from engine.custom_function import FunctionNode
 from engine.errors import TorchError
 from engine.events import (
     DependenciesCounted,
@@ -32,14 +31,13 @@ from engine.events import (
     GradientSent,
     GraphRecorded,
     HookCall,
-    NodeInfo,
     NodePopped,
-    SavedInfo,
 )
 from engine.hooks import call_post_hooks, call_pre_hooks, call_tensor_pre_hooks
 from engine.input_buffer import InputBuffer, validate_outputs
-from engine.node import Edge, Node, SavedVariable
+from engine.node import Edge, Node
 from engine.ready_queue import ReadyQueue
+from engine.snapshot import describe, step_name
 from engine.tensor import Tensor
 
 
@@ -240,7 +238,12 @@ class GraphTask:
         if all(g is None for g in grads) and type(node) is not GraphRoot:
             outputs: list[Tensor | None] = [None] * len(node.next_edges)
         else:
-            outputs = node.apply(_materialize(node, grads))
+            ctx = node.ctx
+            ctx.applying, ctx.exec_info = node, self.exec_info
+            try:
+                outputs = node.apply(_materialize(node, grads))
+            finally:
+                ctx.applying = ctx.exec_info = None
         if len(outputs) != len(node.next_edges):
             raise TorchError("RuntimeError", errors.wrong_number_of_gradients(
                 node.node_name, len(node.next_edges), len(outputs)))
@@ -263,40 +266,3 @@ def _materialize(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
 
 def _grad_values(leaf: Tensor | None) -> Any:
     return None if leaf is None or leaf.grad is None else leaf.grad.data.copy()
-
-
-def step_name(node: Node) -> str:
-    """The node's name as the contract writes it: AccumulateGrad without its namespace."""
-    return "AccumulateGrad" if type(node) is AccumulateGrad else node.node_name
-
-
-def describe(node: Node) -> NodeInfo:
-    """A snapshot of a node for the graph view."""
-    leaf = node.variable if type(node) is AccumulateGrad else None
-    return NodeInfo(
-        id=node.id,
-        name=step_name(node),
-        seq=node.sequence_nr,
-        next_ids=[e.function.id if e else None for e in node.next_edges],
-        bound_to=node.bound_to,
-        leaf=leaf.name if leaf is not None else None,
-        leaf_value=leaf.data.copy() if leaf is not None else None,
-        shape=node.input_metadata[0].shape if node.input_metadata else (),
-        saved=[SavedInfo(name, _saved_value(var.value), var.is_tensor, var.released,
-                         var.saved_version, _version_now(var))
-               for name, var in node.saved.items() if not name.startswith("_")],
-        line=node.line,
-        scope=node.scope,
-        code=node.backward_lines if isinstance(node, FunctionNode) else None,
-    )
-
-
-def _version_now(var: SavedVariable) -> int:
-    counter = var.version_counter
-    return var.saved_version if counter is None else int(counter.version)
-
-
-def _saved_value(value: object) -> object:
-    if isinstance(value, Tensor):
-        return value.data
-    return value

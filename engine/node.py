@@ -187,8 +187,17 @@ class Node:
         return self.saved[name].unpack(self)
 
     def needs_input_grad(self, i: int) -> bool:
-        """`task_should_compute_output(i)`: input i has somewhere to send its gradient."""
-        return self.next_edges[i] is not None
+        """`should_compute_output(i)`: input i has somewhere to send its gradient; while
+        this node is applied for `autograd.grad`, `task_should_compute_output(i)`: and
+        that somewhere leads to an input (exec_info)."""
+        edge = self.next_edges[i]
+        if edge is None:
+            return False
+        ctx = self.ctx
+        if ctx.applying is self and ctx.exec_info:
+            info = ctx.exec_info.get(edge.function)
+            return info is not None and bool(info.should_execute())
+        return True
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError

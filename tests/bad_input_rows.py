@@ -133,8 +133,7 @@ LANGUAGE = [
     rejected("bytes", T + 'a = b"bytes"\n', 2, 5, "bytes and complex numbers"),
     rejected("complex", LEAF + "b = a * 1j\n", 2, 9, "complex"),
     raises("assert-with-a-message", T + 'assert 1 > 2, "one is not more than two"\n',
-           "AssertionError", 2, 1, "one is not more than two",
-           xfail="the lab refuses the assert's message as a string outside print (2:15)"),
+           "AssertionError", 2, 1, "one is not more than two"),
     # -- attributes: dunders and private names are not the lab's -----------------------------
     rejected("ctx-dict",
              T + "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"

@@ -269,10 +269,5 @@ g.sum().backward()
 
 
 @pytest.mark.torch
-@pytest.mark.xfail(strict=True, reason="engine/node.py needs_input_grad ignores the graph "
-                   "task's exec_info: in autograd.grad(y, x) MulBackward0 also computes w's "
-                   "gradient (PyTorch's task_should_compute_output skips an edge that leads to "
-                   "no input), so under create_graph it records a node PyTorch does not and "
-                   "every later sequence number is one too high")
 def test_grad_skips_branches_that_lead_to_no_input(torch: Any) -> None:
     agree(UNNEEDED_BRANCH, ("x", "w"))

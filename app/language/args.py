@@ -19,10 +19,11 @@ class Signature:
     """A builtin's parameters: positional-or-keyword ones, then keyword-only after `*`;
     `*args` collects extra positional arguments (as `torch.zeros(2, 3)` takes sizes)."""
 
-    __slots__ = ("name", "names", "defaults", "keyword_only", "varargs")
+    __slots__ = ("name", "names", "defaults", "keyword_only", "varargs", "python")
 
-    def __init__(self, name: str, spec: str) -> None:
+    def __init__(self, name: str, spec: str, python: bool = False) -> None:
         self.name = name
+        self.python = python          # Python's wording of a missing argument, not ATen's
         self.names: list[str] = []
         self.defaults: dict[str, Any] = {}
         self.keyword_only: set[str] = set()
@@ -70,6 +71,9 @@ class Signature:
         for name in self.names:
             if name not in out:
                 if name not in self.defaults:
+                    if self.python:
+                        raise TorchError("TypeError", f"{self.name}() missing 1 required "
+                                         f"positional argument: '{name}'")
                     raise TorchError("TypeError", f'{self.name}() missing 1 required positional '
                                      f'arguments: "{name}"')
                 out[name] = self.defaults[name]

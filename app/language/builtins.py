@@ -123,11 +123,13 @@ def _extreme(largest: bool) -> Callable[[Interpreter, Args, Kwargs], Value]:
         key = kwargs.pop("key", None)
         has_default = "default" in kwargs
         default = kwargs.pop("default", None)
+        if not args:
+            raise TorchError("TypeError", f"{name} expected at least 1 argument, got 0")
         items = list(interp.iterate(args[0])) if len(args) == 1 else list(args)
         if not items:
             if has_default:
                 return default
-            raise TorchError("ValueError", f"{name}() iterable argument is empty")
+            raise TorchError("ValueError", f"{name}() arg is an empty sequence")   # 3.11
         best = items[0]
         best_key = interp.call(key, [best], {}) if key is not None else best
         for item in items[1:]:
@@ -143,6 +145,8 @@ def _sum(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     from app.language.operators import binary
 
     total = _plain(kwargs).get("start", args[1] if len(args) > 1 else 0)
+    if isinstance(total, str):
+        raise TorchError("TypeError", "sum() can't sum strings [use ''.join(seq) instead]")
     for item in interp.iterate(args[0]):
         total = binary(interp, "+", total, item)
     return total

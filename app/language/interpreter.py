@@ -324,7 +324,11 @@ class Interpreter:
         item = items[0]
         manager = self.eval(item.context, frame)
         if not isinstance(manager, ContextManager):
-            raise TorchError("TypeError", f"'{type_name(manager)}' object does not support the "
+            # `with torch.no_grad:` without the call: PyTorch's grad modes are classes
+            kind = "type" if isinstance(manager, Builtin) and manager.name.rsplit(".", 1)[-1] in (
+                "no_grad", "enable_grad", "inference_mode", "set_grad_enabled") \
+                else type_name(manager)
+            raise TorchError("TypeError", f"'{kind}' object does not support the "
                              "context manager protocol")
         from app.language.torch_api import enter, exit_
 
@@ -669,7 +673,7 @@ class Interpreter:
         args: list[Value] = []
         for a in expr.args:
             if isinstance(a, ir.Starred):
-                args.extend(self.iterate(self.eval(a.value, frame)))
+                args.extend(self.starred(func, self.eval(a.value, frame)))
             else:
                 args.append(self.eval(a, frame))
         kwargs: dict[str, Value] = {}
@@ -686,6 +690,18 @@ class Interpreter:
                                                                          "autograd.backward"))):
             kwargs["__text__"] = expr.text
         return self.call(func, args, kwargs)
+
+    def starred(self, func: Value, value: Value) -> list[Value]:
+        """`f(*value)`: Python's message names the function when value is no iterable."""
+        try:
+            return list(self.iterate(value))
+        except TorchError as e:
+            if e.type_name != "TypeError" or "is not iterable" not in e.message:
+                raise
+            name = (f"__main__.{func.name}" if isinstance(func, UserFunction)
+                    else getattr(func, "name", type_name(func)))
+            raise TorchError("TypeError", f"{name}() argument after * must be an iterable, "
+                             f"not {type_name(value)}") from None
 
     def call(self, func: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
         if isinstance(func, Builtin):

@@ -28,7 +28,7 @@ from app.language.values import (
     py_repr,
     type_name,
 )
-from engine import functions, init, optim
+from engine import functions, init, op_errors, optim
 from engine.errors import TorchError
 from engine.functions import classification, loss
 from engine.tensor import Tensor
@@ -182,7 +182,20 @@ class Module:
 
     def lab_setattr(self, interp: Interpreter, name: str, value: Value) -> None:
         """nn.Module.__setattr__: a Parameter registers as a parameter, a Module as a
-        submodule, anything else is a plain attribute."""
+        submodule, anything else is a plain attribute; PyTorch's checks, in its order."""
+        is_parameter = isinstance(value, Tensor) and value.is_parameter
+        if not self.initialized and (is_parameter or isinstance(value, Module)):
+            what = "parameters" if is_parameter else "module"
+            raise TorchError("AttributeError", f"cannot assign {what} before "
+                             "Module.__init__() call")
+        if name in self.parameters and not is_parameter and value is not None:
+            shown = (f"torch.{op_errors.legacy_name(value.dtype)}Tensor"
+                     if isinstance(value, Tensor) else type_name(value))
+            raise TorchError("TypeError", f"cannot assign '{shown}' as parameter '{name}' "
+                             "(torch.nn.Parameter or None expected)")
+        if name in self.modules and not isinstance(value, Module) and value is not None:
+            raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as child module "
+                             f"'{name}' (torch.nn.Module or None expected)")
         for table in (self.parameters, self.modules, self.attributes):
             table.pop(name, None)  # type: ignore[attr-defined]
         if isinstance(value, Tensor) and value.is_parameter:
@@ -207,7 +220,10 @@ class SuperModule:
 
     def lab_getattr(self, interp: Interpreter, name: str) -> Value:
         if name == "__init__":
-            return Builtin("Module.__init__", lambda i, a, k: None)
+            def init(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+                self.module.initialized = True
+
+            return Builtin("Module.__init__", init)
         method = MODULE_METHODS.get(name)
         if method is not None:
             return BoundMethod(self.module, method)
@@ -255,6 +271,7 @@ class ModuleClass:
         instance = UserModule(self)
         init_method = self.methods.get("__init__")
         if init_method is not None:
+            instance.initialized = False          # until it calls super().__init__()
             interp.call(init_method, [instance, *args], kwargs)
         elif args or kwargs:
             raise TorchError("TypeError", f"{self.name}() takes no arguments")
@@ -549,6 +566,10 @@ class Optimizer:
                  defaults: dict[str, Value]) -> None:
         self.kind = kind
         self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TorchError("TypeError", "params argument given to the optimizer should be an "
+                             "iterable of Tensors or dicts, but got "
+                             f"torch.{op_errors.legacy_name(params.dtype)}Tensor")
         items = list(interp.iterate(params))
         if not items:
             raise TorchError("ValueError", "optimizer got an empty parameter list")
@@ -639,8 +660,13 @@ _HYPER = {"SGD": ("lr", "momentum", "dampening", "weight_decay", "nesterov", "ma
           "Adam": ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize")}
 
 
-def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
+def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    kwargs.pop("__text__", None)
     optimizer = args[0]
+    closure = args[1] if len(args) > 1 else kwargs.get("closure")
+    loss: Value = None
+    if closure is not None:                 # step(closure): the loss is evaluated first
+        loss = interp.call(closure, [], {})
     mode = interp.ctx.grad_mode
     interp.ctx.grad_mode = False
     try:
@@ -651,6 +677,7 @@ def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
     hyper = {key: group[key] for key in _HYPER[optimizer.kind] if key in group}
     interp.emit(OptimizerStepped(optimizer.kind, interp.ctx.line, list(interp.loops), hyper,
                                  updates))
+    return loss
 
 
 def _optimizer_zero_grad(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
@@ -682,6 +709,8 @@ def _check_sgd(a: dict[str, Value]) -> None:
         raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
     if a["momentum"] < 0:
         raise TorchError("ValueError", f"Invalid momentum value: {a['momentum']}")
+    if a["weight_decay"] < 0:
+        raise TorchError("ValueError", f"Invalid weight_decay value: {a['weight_decay']}")
     if a["nesterov"] and (a["momentum"] <= 0 or a["dampening"] != 0):
         raise TorchError("ValueError", "Nesterov momentum requires a momentum and zero "
                          "dampening")
@@ -690,11 +719,15 @@ def _check_sgd(a: dict[str, Value]) -> None:
 def _check_adam(a: dict[str, Value]) -> None:
     if a["lr"] < 0:
         raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    if a["eps"] < 0:
+        raise TorchError("ValueError", f"Invalid epsilon value: {a['eps']}")
     beta1, beta2 = a["betas"]
     if not 0.0 <= beta1 < 1.0:
         raise TorchError("ValueError", f"Invalid beta parameter at index 0: {beta1}")
     if not 0.0 <= beta2 < 1.0:
         raise TorchError("ValueError", f"Invalid beta parameter at index 1: {beta2}")
+    if a["weight_decay"] < 0:
+        raise TorchError("ValueError", f"Invalid weight_decay value: {a['weight_decay']}")
 
 
 OPTIM = Namespace("torch.optim", {

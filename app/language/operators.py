@@ -15,7 +15,7 @@ import numpy as np
 from app.language.values import ReturnTypes, Size, Value, py_str, type_name
 from engine import functions
 from engine.errors import TorchError
-from engine.functions import inplace
+from engine.functions import inplace, setitem
 from engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ def _rounding(op: str, a: Tensor, b: Value) -> Tensor:
 
     other = wrap(b, a)
     dtype = result_type(a, other)
+    if not dtype.is_floating_point and not np.all(other.data):
+        raise TorchError("RuntimeError", "ZeroDivisionError")    # ATen's integer kernels
     kernel = np.floor_divide if op == "//" else np.mod
     return Tensor(binary_values(kernel, a, other, dtype), a.ctx)
 
@@ -297,7 +299,7 @@ def set_item(interp: Interpreter, obj: Value, index: Value, value: Value) -> Non
     if isinstance(obj, Tensor):
         if not isinstance(value, (Tensor, bool, int, float)):
             raise TorchError("TypeError", f"can't assign a {type_name(value)} to a Tensor")
-        inplace.setitem(obj, index_parts(interp, index), value)
+        setitem.setitem(obj, index_parts(interp, index), value)
         return
     if isinstance(obj, list):
         try:

@@ -394,8 +394,8 @@ class _Translator:
                                   span.col)
             return Return(self.expr(stmt.value) if stmt.value else None, span)
         if isinstance(stmt, ast.Assert):
-            return Assert(self.expr(stmt.test), self.expr(stmt.msg) if stmt.msg else None,
-                          span)
+            return Assert(self.expr(stmt.test),
+                          self.expr(stmt.msg, strings=True) if stmt.msg else None, span)
         if isinstance(stmt, ast.Delete):
             return Delete([self.target(t) for t in stmt.targets], span)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -538,9 +538,9 @@ class _Translator:
         if isinstance(node, ast.Name):
             return self._name(node)
         if isinstance(node, ast.Attribute):
-            return self.attribute(node)
+            return self.attribute(node, strings)
         if isinstance(node, ast.Call):
-            return self.call(node)
+            return self.call(node, strings)
         if isinstance(node, ast.BinOp):
             op = BINARY.get(type(node.op))
             if op is None:
@@ -549,9 +549,9 @@ class _Translator:
                     node.left.value, str):
                 raise unsupported(node, "`%` formatting is not supported: use an f-string, "
                                         "as in `f\"{x:.4f}\"`")
-            return BinOp(op, self.expr(node.left), self.expr(node.right), span)
+            return BinOp(op, self.expr(node.left, strings), self.expr(node.right, strings), span)
         if isinstance(node, ast.UnaryOp):
-            return UnaryOp(UNARY[type(node.op)], self.expr(node.operand), span)
+            return UnaryOp(UNARY[type(node.op)], self.expr(node.operand, strings), span)
         if isinstance(node, ast.BoolOp):
             return BoolOp("and" if isinstance(node.op, ast.And) else "or",
                           [self.expr(v, strings) for v in node.values], span)
@@ -562,7 +562,7 @@ class _Translator:
             return IfExp(self.expr(node.test), self.expr(node.body, strings),
                          self.expr(node.orelse, strings), span)
         if isinstance(node, ast.Subscript):
-            return Subscript(self.expr(node.value), self.index(node.slice), span)
+            return Subscript(self.expr(node.value, strings), self.index(node.slice), span)
         if isinstance(node, (ast.Tuple, ast.List)):
             items = [self.element(e, strings) for e in node.elts]
             return TupleExpr(items, span) if isinstance(node, ast.Tuple) else ListExpr(items,
@@ -593,15 +593,15 @@ class _Translator:
             return Starred(self.expr(node.value), span_of(node))
         return self.expr(node, True)
 
-    def attribute(self, node: ast.Attribute) -> Attribute:
+    def attribute(self, node: ast.Attribute, strings: bool = False) -> Attribute:
         attr = node.attr
         if attr.startswith("_") and attr not in messages.ALLOWED_DUNDERS and \
                 attr not in messages.ALLOWED_PRIVATE and not attr.startswith("_saved_"):
             raise unsupported(node, messages.attribute_message(attr))
-        return Attribute(self.expr(node.value), attr, span_of(node))
+        return Attribute(self.expr(node.value, strings), attr, span_of(node))
 
-    def call(self, node: ast.Call) -> Call:
-        func = self.expr(node.func)
+    def call(self, node: ast.Call, strings: bool = False) -> Call:
+        func = self.expr(node.func, strings)
         args: list[Expr] = []
         for a in node.args:
             args.append(self.argument(a))

@@ -126,11 +126,15 @@ def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
 
 Impl = Callable[["Interpreter", Tensor, dict[str, Value]], Value]
 METHODS: dict[str, Builtin] = {}
+PYTHON_METHODS = frozenset({"backward", "register_hook", "register_post_accumulate_grad_hook",
+                            "detach_", "retain_grad"})
 
 
 def method(name: str, spec: str) -> Callable[[Impl], Impl]:
     """Declare `Tensor.name(spec)`; the implementation gets the tensor and its arguments."""
-    signature = Signature(name, spec)
+    # Methods written in Python (torch/_tensor.py) are named by their qualified name in
+    # Python's argument errors; ATen's by their own.
+    signature = Signature(f"Tensor.{name}" if name in PYTHON_METHODS else name, spec)
 
     def register(impl: Impl) -> Impl:
         def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:

@@ -36,9 +36,10 @@ TORCH_MEMBERS: dict[str, Value] = {}
 
 
 def function(name: str, spec: str, into: dict[str, Value] | None = None,
-             prefix: str = "torch") -> Callable[[Impl], Impl]:
-    """Declare `torch.name(spec)`; the implementation gets the bound arguments."""
-    signature = Signature(name, spec)
+             prefix: str = "torch", python_name: str | None = None) -> Callable[[Impl], Impl]:
+    """Declare `torch.name(spec)`; the implementation gets the bound arguments. A function
+    PyTorch writes in Python gives its `python_name` to Python's argument errors."""
+    signature = Signature(python_name or name, spec, python=python_name is not None)
     table = TORCH_MEMBERS if into is None else into
 
     def register(impl: Impl) -> Impl:
@@ -139,7 +140,7 @@ def _inference_mode(interp: Interpreter, a: Kwargs) -> Value:
                           label="torch.autograd.grad_mode.inference_mode")
 
 
-@function("set_grad_enabled", "mode")
+@function("set_grad_enabled", "mode", python_name="set_grad_enabled.__init__")
 def _set_grad_enabled(interp: Interpreter, a: Kwargs) -> Value:
     """Sets grad mode at once (as PyTorch's does when it is made), and restores it when a
     `with` block around it ends."""
@@ -168,6 +169,8 @@ def _data_of(value: Value) -> Value:
         return [_data_of(v) for v in value]
     if isinstance(value, (bool, int, float, Tensor)):
         return value
+    if isinstance(value, str):
+        raise TorchError("TypeError", "new(): invalid data type 'str'")
     raise TorchError("TypeError", f"Could not infer dtype of {type_name(value)}")
 
 

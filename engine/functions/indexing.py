@@ -252,6 +252,14 @@ def _check_bounds(self: Tensor, parts: list[Any], where: list[Any]) -> None:
         if dim >= self.ndim:
             return                      # numpy's error says too many indices
         size = self.shape[dim]
+        if isinstance(p, Tensor) and p.dtype is dtypes.bool_:
+            for i, n in enumerate(p.shape):
+                if dim + i >= self.ndim or self.shape[dim + i] != n:
+                    raise errors.TorchError("IndexError", (
+                        f"The shape of the mask {list(p.shape)} at index {i} does not match the "
+                        f"shape of the indexed tensor {list(self.shape)} at index {dim + i}"))
+            dim += p.ndim
+            continue
         if isinstance(p, (Tensor, list)):
             values = np.asarray(w)
             if values.dtype.kind in "iu" and values.size:

@@ -229,63 +229,6 @@ def zero_(self: Tensor) -> Tensor:
     return fill_(self, 0, ZeroBackward0)
 
 
-def setitem(self: Tensor, index: Any, value: Tensor | Number) -> None:
-    """`self[index] = value`: a basic index copies into the view it selects (CopySlices);
-    integer or bool tensors write in place with index_put_ (IndexPutBackward0)."""
-    from engine.functions.indexing import getitem
-
-    parts = list(index) if isinstance(index, tuple) else [index]
-    if any(isinstance(p, (Tensor, list)) for p in parts):
-        index_put_(self, parts, value)
-        return
-    check_inplace(self)
-    target = getitem(self, index)
-    if target is self:
-        copy_(self, value)
-        return
-    copy_(target, wrap(value, self))
-
-
-class IndexPutBackward0(Node):
-    """index_put_: the written places get zeros, values get the gradient there."""
-
-    name = "IndexPutBackward0"
-    saved_names = ("indices",)
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        (grad,) = grads
-        assert grad is not None
-        key = self.saved_value("indices")
-        grad_self = None
-        if self.needs_input_grad(0):
-            kept = np.array(grad.data, copy=True)
-            kept[key] = 0
-            grad_self = Tensor(kept, grad.ctx)
-        grad_values = None
-        if len(self.next_edges) > 1 and self.needs_input_grad(1):
-            grad_values = Tensor(np.array(grad.data[key]), grad.ctx)
-        return [grad_self, grad_values]
-
-
-def index_put_(self: Tensor, parts: list[Any], value: Tensor | Number) -> None:
-    key = tuple(p.data if isinstance(p, Tensor) else np.asarray(p) if isinstance(p, list)
-                else p for p in parts)
-    source = wrap(value, self)
-
-    def compute(before: Tensor) -> Tensor:
-        values = np.array(before.data, copy=True)
-        try:
-            values[key] = source.data.astype(values.dtype)
-        except (IndexError, ValueError) as e:
-            raise errors.TorchError("IndexError", str(e)) from None
-        out, node = record(IndexPutBackward0, [before, source], values, before)
-        if node:
-            node.save("indices", key)
-        return out
-
-    inplace(self, compute)
-
-
 def arithmetic_(op: Callable[[Tensor, Any], Tensor], self: Tensor, other: Any) -> Tensor:
     """`self += other` and `self.add_(other)`: the op's result written into self."""
     return inplace(self, lambda before: op(before, other))
