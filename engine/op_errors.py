@@ -79,8 +79,6 @@ REPEAT_TOO_FEW = ("Number of dimensions of repeat dims can not be smaller than n
 SOFTMAX_NEEDS_DIM = 'softmax() missing 1 required positional arguments: "dim"'
 VIEW_STRIDES = ("view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-WHERE_CONDITION = ("where expected condition to be a boolean tensor, but got a tensor with dtype "
-                   "Long")
 INDEX_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
 NLL_1D_TARGET = "0D or 1D target tensor expected, multi-target not supported"
@@ -236,3 +234,8 @@ def target_size(target: tuple[int, ...], input: tuple[int, ...]) -> str:
 
 def too_many_indices(ndim: int, used: int) -> str:
     return f"too many indices for tensor of dimension {ndim}"
+
+
+def where_condition(dtype: object) -> str:
+    return ("where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{legacy_name(dtype)}")

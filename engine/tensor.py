@@ -185,14 +185,16 @@ def new_tensor(values: Any, ctx: AutogradContext, dtype: DType | None = None,
     return out
 
 
-def set_requires_grad(t: Tensor, flag: bool) -> None:
-    """`t.requires_grad_(flag)`, with PyTorch's errors for non-leaves and integers."""
+def set_requires_grad(t: Tensor, flag: bool, message: str = errors.ONLY_FLOAT_REQUIRES_GRAD
+                      ) -> None:
+    """Make a leaf require grad (or not), with PyTorch's errors for non-leaves and integers;
+    `requires_grad_()` words the integer case its own way."""
     if not t.is_leaf:
         if flag:
             return                      # a non-leaf already requires grad
         raise errors.TorchError("RuntimeError", errors.REQUIRES_GRAD_NON_LEAF)
     if flag and not t.is_floating_point:
-        raise errors.TorchError("RuntimeError", errors.ONLY_FLOAT_REQUIRES_GRAD)
+        raise errors.TorchError("RuntimeError", message)
     t.requires_grad = flag
     t.ctx.requires_grad_changed = True
 

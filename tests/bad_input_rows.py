@@ -94,9 +94,8 @@ LANGUAGE = [
     rejected("lambda-returned", T + "def f():\n    return lambda v: v\n", 3, 12, LAMBDA),
     rejected("lambda-to-an-own-function",
              T + "def apply(g, v):\n    return g(v)\ny = apply(lambda v: v * 2, 3.0)\n",
-             4, 11, LAMBDA, xfail="the lab takes a lambda as any call's argument and runs it"),
-    rejected("lambda-printed", T + "print(lambda v: v)\n", 2, 7, LAMBDA,
-             xfail="the lab prints the lambda as Python would"),
+             4, 11, LAMBDA),
+    rejected("lambda-printed", T + "print(lambda v: v)\n", 2, 7, LAMBDA),
     # -- classes: an autograd.Function or an nn.Module ----------------------------------------
     rejected("class", LEAF + "class C:\n    pass\n", 2, 1, CLASS),
     rejected("class-of-object", T + "class C(object):\n    pass\n", 2, 9, CLASS),
@@ -156,11 +155,9 @@ LANGUAGE = [
     rejected("delete-grad-fn",
              T + "x = torch.tensor(1.0, requires_grad=True)\ny = x * 2\ndel y.grad_fn\n",
              4, 1, "the lab deletes names and items only"),
-    rejected("torch-os", T + "o = torch.os\n", 2, 5, "torch.os", xfail=NOT_IN_LAB),
-    rejected("torch-save", T + 'torch.save(torch.tensor(1.0), "x.pt")\n', 2, 1, "torch.save",
-             xfail=NOT_IN_LAB),
-    rejected("torch-fft", T + "y = torch.fft.fft(torch.ones(2))\n", 2, 5, "torch.fft",
-             xfail=NOT_IN_LAB),
+    rejected("torch-os", T + "o = torch.os\n", 2, 5, "torch.os"),
+    rejected("torch-save", T + 'torch.save(torch.tensor(1.0), "x.pt")\n', 2, 1, "torch.save"),
+    rejected("torch-fft", T + "y = torch.fft.fft(torch.ones(2))\n", 2, 5, "torch.fft"),
     # -- names that run code, read files or reach Python's internals ---------------------------
     rejected("eval-call", LEAF + "b = eval('a')\n", 2, 5, "`eval` is not available"),
     rejected("exec-statement", LEAF + "exec('import os')\n", 2, 1, "`exec` is not available"),
@@ -227,11 +224,10 @@ LANGUAGE = [
     rejected("hook-that-calls-autograd-grad",
              T + "def hook(g):\n    return torch.autograd.grad(y, x)[0]\n"
              "x = torch.tensor(2.0, requires_grad=True)\ny = x * 2\nh = y.register_hook(hook)\n"
-             "z = y * 3\nz.backward()\n", 3, 5, HOOK_BACKWARD),
+             "z = y * 3\nz.backward()\n", 3, 12, HOOK_BACKWARD),
     rejected("lambda-hook-that-calls-backward",
              T + "x = torch.tensor(2.0, requires_grad=True)\ny = x * x\nz = x * 3\n"
-             "h = y.register_hook(lambda g: z.backward())\ny.backward()\n", 5, 31, HOOK_BACKWARD,
-             xfail="the lab points at the outer y.backward() (6:1), not at the hook's call"),
+             "h = y.register_hook(lambda g: z.backward())\ny.backward()\n", 5, 31, HOOK_BACKWARD),
 ]
 
 

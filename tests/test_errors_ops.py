@@ -57,14 +57,14 @@ PINNED = {
         "INT_TOO_BIG", "ONLY_ONE_ELEMENT_TENSORS", "AMBIGUOUS_BOOL", "broadcast_mismatch",
         "ragged", "ARANGE_BOUNDS", "BAD_INDEX", "BAD_INDEX_TENSOR", "BITWISE_NOT_FLOAT",
         "CLAMP_NO_BOUNDS", "INPLACE_OVERLAP", "NEGATIVE_BOOL", "NORM_OF_INTEGERS",
-        "REPEAT_TOO_FEW", "SOFTMAX_NEEDS_DIM", "VIEW_STRIDES", "WHERE_CONDITION",
+        "REPEAT_TOO_FEW", "SOFTMAX_NEEDS_DIM", "VIEW_STRIDES",
         "INDEX_0_DIM", "NLL_1D_TARGET", "bce_size", "bitwise_on_float",
         "cannot_cast", "cat_dims", "cat_sizes", "dot_dims", "dot_dtypes", "dot_sizes",
         "empty_reduction", "expand_mismatch", "expand_negative", "expand_too_few",
         "gelu_approximate", "index_out_of_bounds", "inplace_shape", "matmul_0d", "mean_of",
         "mixed_dtypes", "mm_shapes", "mv_shapes", "not_a_tensor_argument",
         "permute_length", "randint_range", "stack_sizes", "t_of", "target_size",
-        "too_many_indices"], "program"),
+        "too_many_indices", "where_condition"], "program"),
 }
 
 # -- programs ending with each message ------------------------------------------------------
@@ -140,8 +140,10 @@ CASES = [
          "TypeError"),
     *ops("VIEW_STRIDES", [("b = torch.ones(2, 3).t().view(6)", op_errors.VIEW_STRIDES)],
          "RuntimeError"),
-    *ops("WHERE_CONDITION", [("b = torch.where(torch.tensor([1, 0]), torch.ones(2), "
-                              "torch.zeros(2))", op_errors.WHERE_CONDITION)], "RuntimeError"),
+    *ops("where_condition", [("b = torch.where(torch.tensor([1, 0]), torch.ones(2), "
+                              "torch.zeros(2))", op_errors.where_condition(I64)),
+                             ("b = torch.where(torch.ones(2), torch.ones(2), torch.zeros(2))",
+                              op_errors.where_condition(F32))], "RuntimeError"),
     *ops("INDEX_0_DIM", [
         ("b = torch.tensor(1.0)[0]", op_errors.INDEX_0_DIM),
         ("b = torch.ones(3).sum()[0]", op_errors.INDEX_0_DIM)], "IndexError"),

@@ -53,6 +53,13 @@ class Signature:
         for name, value in zip(positional, args, strict=False):
             out[name] = value
         if extra:
+            if self.varargs is None and self.python:      # a method: self counts
+                most = len(positional) + 1
+                least = most - sum(1 for n in positional if n in self.defaults)
+                takes = f"{most}" if least == most else f"from {least} to {most}"
+                raise TorchError("TypeError", f"{self.name}() takes {takes} positional "
+                                 f"argument{'s' if most != 1 else ''} but {len(args) + 1} "
+                                 "were given")
             if self.varargs is None:
                 raise TorchError("TypeError", f"{self.name}() takes {len(positional)} positional "
                                  f"argument{'s' if len(positional) != 1 else ''} but "

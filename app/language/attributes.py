@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.language import pytorch_names
 from app.language.values import (
     BoundMethod,
     Builtin,
@@ -34,11 +35,21 @@ if TYPE_CHECKING:
 
 def no_attribute(obj: Value, name: str) -> TorchError:
     if isinstance(obj, Namespace):
+        if pytorch_names.exists(obj.name, name):
+            return not_in_lab(f"{obj.name}.{name}")
         return TorchError("AttributeError", f"module '{obj.name}' has no attribute '{name}'")
     if isinstance(obj, (FunctionClass, PyType)):
         return TorchError("AttributeError", f"type object '{obj.name}' has no attribute "
                           f"'{name}'")
     return TorchError("AttributeError", f"'{type_name(obj)}' object has no attribute '{name}'")
+
+
+def not_in_lab(what: str) -> TorchError:
+    """Something PyTorch has that the lab does not: refused with advice, not with an
+    AttributeError PyTorch would never raise."""
+    return TorchError("UnsupportedError", f"`{what}` is part of PyTorch but not of the lab, "
+                      "which runs what autograd does on CPU tensors: tensors, their ops and "
+                      "backward, torch.nn's layers and losses, torch.optim's SGD and Adam")
 
 
 def get_attribute(interp: Interpreter, obj: Value, name: str) -> Value:

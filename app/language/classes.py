@@ -32,6 +32,8 @@ Kwargs = dict[str, Value]
 
 def make_class(interp: Interpreter, definition: ir.ClassDef, frame: Frame) -> Value:
     methods = {m.name: interp.make_function(m, frame) for m in definition.methods}
+    for method in methods.values():
+        method.qualname = f"{definition.name}.{method.name}"
     attributes: dict[str, Value] = {}
     for assign in definition.attributes:
         value = interp.eval(assign.value, frame)

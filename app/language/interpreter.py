@@ -485,12 +485,10 @@ class Interpreter:
     def run_pass(self, kind: str, output: str, events: Iterator[Event], retain: bool,
                  create: bool) -> None:
         """Run one backward or autograd.grad call, handing its events on."""
-        if self.in_hook:
-            span = self.spans[-1]
-            raise SourceError("UnsupportedError", "a hook that calls backward() or "
-                              "autograd.grad() is not supported in the lab: compute the "
-                              "gradient after the backward pass", span.line, span.col,
-                              span.end_line, span.end_col)
+        if self.in_hook:              # the error points at the call inside the hook
+            raise TorchError("UnsupportedError", "a hook that calls backward() or "
+                             "autograd.grad() is not supported in the lab: compute the "
+                             "gradient after the backward pass")
         span = self.spans[-1] if self.spans else self._last_line()
         self.in_backward += 1
         try:
@@ -691,6 +689,17 @@ class Interpreter:
             kwargs["__text__"] = expr.text
         return self.call(func, args, kwargs)
 
+    def refuse_lambdas(self, args: list[Value], kwargs: dict[str, Value]) -> None:
+        """A lambda is for PyTorch to call (a hook, a pack function): not for the
+        program's own functions, nor for print."""
+        from app.language import messages
+
+        for value in [*args, *kwargs.values()]:
+            if isinstance(value, LambdaFunction):
+                span = value.definition.span
+                raise SourceError("UnsupportedError", messages.LAMBDA_MESSAGE, span.line,
+                                  span.col, span.end_line, span.end_col)
+
     def starred(self, func: Value, value: Value) -> list[Value]:
         """`f(*value)`: Python's message names the function when value is no iterable."""
         try:
@@ -705,10 +714,13 @@ class Interpreter:
 
     def call(self, func: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
         if isinstance(func, Builtin):
+            if func.name == "print":
+                self.refuse_lambdas(args, kwargs)
             return func.impl(self, args, kwargs)
         if isinstance(func, BoundMethod):
             return func.method.impl(self, [func.receiver, *args], kwargs)
         if isinstance(func, (UserFunction, LambdaFunction)):
+            self.refuse_lambdas(args, kwargs)
             return self.call_function(func, args, kwargs)
         if isinstance(func, PyType):
             if func.make is None:
@@ -746,7 +758,7 @@ class Interpreter:
                 return self.eval(definition.body, frame)
             fn = func.definition
             frame = Frame({}, func.closure, fn.locals)
-            self.bind_params(fn.name, fn.params, args, kwargs, frame)
+            self.bind_params(func.qualname, fn.params, args, kwargs, frame)
             frame.first = args[0] if args else None
             self.frames.append(frame)
             try:

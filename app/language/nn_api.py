@@ -385,9 +385,12 @@ class Loss(Module):
         return self.fn(x, target, reduction=self.reduction, **self.options)
 
 
-def _layer(name: str, spec: str, make: Callable[[Interpreter, dict[str, Value]], Module]
-           ) -> Builtin:
-    signature = Signature(name, spec)
+def _layer(name: str, spec: str, make: Callable[[Interpreter, dict[str, Value]], Module],
+           python: bool = False) -> Builtin:
+    """A layer's constructor; `python`: one whose `__init__` PyTorch writes in Python, so
+    that its argument errors are Python's."""
+    signature = Signature(f"{name}.__init__", spec, python=True) if python else \
+        Signature(name, spec)
 
     def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         kwargs.pop("__text__", None)
@@ -398,7 +401,7 @@ def _layer(name: str, spec: str, make: Callable[[Interpreter, dict[str, Value]],
 
 def _activation(kind: str, fn: Callable[[Tensor], Tensor], spec: str = "inplace=False"
                 ) -> Builtin:
-    return _layer(kind, spec, lambda interp, a: Elementwise(kind, fn))
+    return _layer(kind, spec, lambda interp, a: Elementwise(kind, fn), python=True)
 
 
 def _loss(kind: str, fn: Callable[..., Tensor], spec: str = "",

@@ -28,6 +28,9 @@ def _plain(kwargs: Kwargs) -> Kwargs:
 
 
 def _name(interp: Interpreter, args: Args, kwargs: Kwargs) -> str:
+    if len(args) > 1 or _plain(kwargs):
+        raise TorchError("TypeError", f"{args[0].type_name}.name() takes no arguments "
+                         f"({len(args) - 1 + len(kwargs)} given)")
     return str(args[0].node_name)
 
 

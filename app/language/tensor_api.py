@@ -93,6 +93,11 @@ def get(interp: Interpreter, t: Tensor, name: str) -> Value:
         return t.base
     if name == "itemsize":
         return int(t.data.itemsize)
+    from app.language import pytorch_names
+    from app.language.attributes import not_in_lab
+
+    if pytorch_names.exists("Tensor", name):
+        raise not_in_lab(f"Tensor.{name}")
     raise TorchError("AttributeError", f"'{type_name(t)}' object has no attribute '{name}'")
 
 
@@ -109,7 +114,8 @@ def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
     elif name == "requires_grad":
         if not isinstance(value, bool):
             raise TorchError("TypeError", "requires_grad must be a bool")
-        set_requires_grad(t, value)
+        set_requires_grad(t, value, "only Tensors of floating point and complex dtype can "
+                          "require gradients")
         interp.requires_grad_changed()
     elif name == "data":
         if not isinstance(value, Tensor):
@@ -139,7 +145,12 @@ def method(name: str, spec: str) -> Callable[[Impl], Impl]:
     def register(impl: Impl) -> Impl:
         def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
             text = kwargs.pop("__text__", None)
-            bound = signature.bind(args[1:], kwargs)
+            try:
+                bound = signature.bind(args[1:], kwargs)
+            except TorchError:
+                if name == "backward":        # the backward() call is what failed
+                    interp.backward_failed = True
+                raise
             if text is not None:
                 bound["__text__"] = text
             return impl(interp, args[0], bound)
@@ -196,7 +207,8 @@ def _detach_(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 
 @method("requires_grad_", "requires_grad=True")
 def _requires_grad_(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    set_requires_grad(t, bool(a["requires_grad"]))
+    set_requires_grad(t, bool(a["requires_grad"]), "only Tensors of floating point dtype can "
+                      "require gradients")
     interp.requires_grad_changed()
     return t
 

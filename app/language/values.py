@@ -72,7 +72,7 @@ class PyType:
 class UserFunction:
     """A `def` of the program, with the frame it was defined in."""
 
-    __slots__ = ("definition", "closure", "grad_mode", "static")
+    __slots__ = ("definition", "closure", "grad_mode", "static", "qualname")
 
     def __init__(self, definition: FunctionDef, closure: Frame | None,
                  grad_mode: str | None = None, static: bool = False) -> None:
@@ -80,6 +80,7 @@ class UserFunction:
         self.closure = closure
         self.grad_mode = grad_mode        # "no_grad", "enable_grad", "inference_mode"
         self.static = static
+        self.qualname = definition.name   # `Net.forward` for a method: Python's messages
 
     @property
     def name(self) -> str:

@@ -91,7 +91,7 @@ def _where_values(condition: np.ndarray, grad: Tensor) -> Tensor:
 def where(condition: Tensor, self: Operand, other: Operand) -> Tensor:
     """`torch.where(condition, x, y)`: x where the condition holds, else y."""
     if condition.dtype is not dtypes.bool_:
-        raise errors.TorchError("RuntimeError", op_errors.WHERE_CONDITION)
+        raise errors.TorchError("RuntimeError", op_errors.where_condition(condition.dtype))
     like = self if isinstance(self, Tensor) else other if isinstance(other, Tensor) else None
     assert like is not None, "torch.where with two numbers"
     x, y = wrap(self, like), wrap(other, like)

@@ -46,6 +46,8 @@ def filled(ctx: AutogradContext, shape: Shape, value: Number | bool, dtype: DTyp
 
 def zeros(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
           requires_grad: bool = False) -> Tensor:
+    if any(d < 0 for d in shape):           # zeros has a check of its own (TensorFactories)
+        raise errors.TorchError("RuntimeError", "zeros: Dimension size must be non-negative.")
     return filled(ctx, shape, 0, dtype or dtypes.DEFAULT_FLOAT, requires_grad)
 
 
@@ -103,8 +105,11 @@ def linspace(ctx: AutogradContext, start: Number, end: Number, steps: int,
 
 def eye(ctx: AutogradContext, n: int, m: int | None = None, dtype: DType | None = None,
         requires_grad: bool = False) -> Tensor:
+    if n < 0:
+        raise errors.TorchError("RuntimeError", f"n must be greater or equal to 0, got {n}")
     m = n if m is None else m
-    check_shape((n, m))
+    if m < 0:
+        raise errors.TorchError("RuntimeError", f"m must be greater or equal to 0, got {m}")
     ctx.check_elements((n, m))
     return _leaf(np.eye(n, m, dtype=(dtype or dtypes.DEFAULT_FLOAT).numpy), ctx,
                  requires_grad)
