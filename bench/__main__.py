@@ -1,4 +1,4 @@
-"""`python -m bench [engine|api|page|rooms|all]`: run the benchmarks and print a report."""
+"""`python -m bench [engine|courses|api|page|rooms|all]`: run the benchmarks and print a report."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 import platform
 import time
 
-from bench import api, builds, engine, rooms
+from bench import api, builds, courses, engine, rooms
 
 
 def page() -> None:
@@ -25,9 +25,10 @@ def page() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("which", nargs="?", default="all",
-                        choices=("engine", "api", "page", "rooms", "all"))
+                        choices=("engine", "courses", "api", "page", "rooms", "all"))
     parser.add_argument("--quick", action="store_true",
-                        help="engine: sizes 1k and 10k and depth 10k only")
+                        help="engine: sizes 1k and 10k and depth 10k only; courses: "
+                             f"{courses.QUICK_PAIRS} pairs of runs each")
     parser.add_argument("--profile", nargs="?", type=int, const=10_000, metavar="OPS",
                         help="engine: also print a cProfile of the lab (default 10,000 ops)")
     args = parser.parse_args()
@@ -41,6 +42,9 @@ def main() -> None:
                                             10_000 if args.quick else engine.DEPTH)
         if args.profile:
             engine.profile(args.profile)
+    course_verdicts = None
+    if args.which in ("courses", "all"):
+        course_verdicts = courses.report_courses(args.quick)
     if args.which in ("api", "all"):
         api_ratio = api.main()
     rooms_met = None
@@ -56,6 +60,8 @@ def main() -> None:
         print(f"  engine, 10,000 ops: lab/torch = {engine_ratio}, "
               f"{builds.LABELS[builds.deployed()]}, median of pairs of runs; below "
               f"{engine.REQUIRED}? {ok}")
+    for verdict in course_verdicts or []:
+        print(verdict.summary())
     if rooms_met is not None:
         print(f"  rooms: 500 followers, p99 PUT→receipt under {rooms.TARGET_P99_MS:.0f} ms with "
               f"none missing? {'yes' if rooms_met else 'NO'}")

@@ -8,14 +8,17 @@ PyTorch, lab, ... Each pair of neighbouring runs sees the same machine, so each 
 lab/torch is a fair ratio; the median over many pairs is the verdict, and the spread
 says how steady it is. Alternating which side goes first cancels a steady trend.
 
-Protocol: the parent starts `python -m bench.paired child KIND N`; the child warms up and
-writes `{"ready": ...}`; each `run` line on its stdin gets back `{"seconds": ...}`; at
-the end of its input it writes what its last run produced (pops, order, version/build).
+Protocol: the parent starts `python -m bench.paired child KIND PROGRAM` (PROGRAM as
+`bench.programs.program` reads it: `realistic:10000`, `course:mlp`); the child warms up
+and writes `{"ready": ...}`; each `run` line on its stdin gets back `{"seconds": ...}`; at
+the end of its input it writes what its last run produced (pops, order, version/build)
+and its peak memory (the growth of its max RSS over its runs).
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import selectors
 import statistics
 import subprocess
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench import builds, sides
-from bench.programs import realistic
+from bench.programs import program
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = 24
@@ -39,6 +42,8 @@ class Pairs:
     ratios: list[float]
     lab: dict[str, Any]
     torch: dict[str, Any]
+    lab_seconds: tuple[float, ...] = ()
+    torch_seconds: tuple[float, ...] = ()
 
     @property
     def median(self) -> float:
@@ -53,11 +58,11 @@ class Pairs:
 
 
 class _Child:
-    def __init__(self, kind: str, n: int, build: str) -> None:
+    def __init__(self, kind: str, spec: str, build: str) -> None:
         env = builds.child_env(build if kind == "lab" else builds.PURE)
         self.kind = kind
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.paired", "child", kind, str(n)], cwd=ROOT, env=env,
+            [sys.executable, "-m", "bench.paired", "child", kind, spec], cwd=ROOT, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self._reply()                                   # {"ready": ...} after warming up
 
@@ -101,38 +106,51 @@ class _Child:
 def measure(n: int, pairs: int = PAIRS, build: str | None = None) -> Pairs:
     """`pairs` pairs of single runs of realistic(n), lab (as `build`, by default the
     deployed one) and PyTorch in turns."""
+    return measure_program(f"realistic:{n}", pairs, build)
+
+
+def measure_program(spec: str, pairs: int = PAIRS, build: str | None = None) -> Pairs:
+    """`pairs` pairs of single runs of one program (`bench.programs.program(spec)`), lab
+    (as `build`, by default the deployed one) and PyTorch in turns."""
     lab = torch = None
     try:
-        lab = _Child("lab", n, build or builds.deployed())
-        torch = _Child("torch", n, builds.PURE)
-        ratios = []
+        lab = _Child("lab", spec, build or builds.deployed())
+        torch = _Child("torch", spec, builds.PURE)
+        lab_times, torch_times = [], []
         for k in range(pairs):
             if k % 2 == 0:
-                lab_s = lab.run()
-                torch_s = torch.run()
+                lab_times.append(lab.run())
+                torch_times.append(torch.run())
             else:
-                torch_s = torch.run()
-                lab_s = lab.run()
-            ratios.append(lab_s / torch_s)
-        return Pairs(ratios, lab.finish(), torch.finish())
+                torch_times.append(torch.run())
+                lab_times.append(lab.run())
+        ratios = [a / b for a, b in zip(lab_times, torch_times, strict=True)]
+        return Pairs(ratios, lab.finish(), torch.finish(), tuple(lab_times),
+                     tuple(torch_times))
     finally:
         for c in (lab, torch):
             if c is not None:
                 c.kill()
 
 
-def child_main(kind: str, n: int, commands: IO[str] = sys.stdin) -> None:
-    one = sides.side(kind, realistic(n))
+def _max_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # KiB on Linux
+
+
+def child_main(kind: str, spec: str, commands: IO[str] = sys.stdin) -> None:
+    source, warm_up = program(spec)
+    one = sides.side(kind, source, warm_up)
+    baseline = _max_rss_bytes()
     print(json.dumps({"ready": kind}), flush=True)
     for command in commands:
         if command.strip() == "run":
             print(json.dumps({"seconds": one.run()}), flush=True)
-    print(json.dumps(one.result()), flush=True)
+    print(json.dumps({**one.result(), "peak": _max_rss_bytes() - baseline}), flush=True)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["child"]:
-        child_main(sys.argv[2], int(sys.argv[3]))
+        child_main(sys.argv[2], sys.argv[3])
     else:
         result = measure(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
         q1, q3 = result.quartiles()

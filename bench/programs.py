@@ -7,12 +7,15 @@ several times, so nearly the whole graph is reached by backward), mixed
 arithmetic and squashing functions so every value and gradient stays finite, and one
 loss summing the last few values. `chain(n)` is the deepest graph of `n` operations.
 Both are deterministic (seeded), so the lab and PyTorch run exactly the same text.
+`COURSES` are programs as courses write them (bench/courses.py): training loops, a
+recurrence, an MLP by hand and one of nn modules with Adam.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
 
 from app.limits import DEFAULT_LIMITS, Limits
 
@@ -87,3 +90,104 @@ def limits_for(source: str) -> Limits:
                              2 * len(source.encode("utf-8"))),
         max_lines=max(DEFAULT_LIMITS.max_lines, 2 * lines),
     )
+
+
+# -- programs as courses write them: the ops come from loops and models ---------------------
+# Each takes its number of steps, so that a side warms up on the same program, shorter. The
+# sizes are the issues' (11, 14, 17): a scalar SGD loop of 1,000 steps (6,000 pops), a
+# 10,000-step recurrence (one pass of 30,001 pops), a two-layer MLP (16-32-4, batch 8) and
+# an nn.Sequential one with Adam, 200 steps each.
+
+def scalar_loop(steps: int) -> str:
+    return f"""import torch
+
+torch.manual_seed(0)
+w = torch.tensor(0.5, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+xs = [0.1 * i for i in range(5)]
+ys = [2.0 * x + 1.0 for x in xs]
+lr = 0.05
+for step in range({steps}):
+    loss = (w * xs[step % 5] + b - ys[step % 5]) ** 2
+    loss.backward()
+    with torch.no_grad():
+        w -= lr * w.grad
+        b -= lr * b.grad
+    w.grad.zero_()
+    b.grad.zero_()
+print(w.item(), b.item())
+"""
+
+
+def recurrence(steps: int) -> str:
+    return f"""import torch
+
+a = torch.tensor(0.9, requires_grad=True)
+h = torch.tensor(0.1)
+for t in range({steps}):
+    h = torch.tanh(a * h + 0.01)
+h.backward()
+print(a.grad)
+"""
+
+
+def mlp(steps: int) -> str:
+    return f"""import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+x = torch.randn(8, 16)
+y = torch.randint(0, 4, (8,))
+W1 = (torch.randn(16, 32) * 0.25).requires_grad_()
+b1 = torch.zeros(32, requires_grad=True)
+W2 = (torch.randn(32, 4) * 0.18).requires_grad_()
+b2 = torch.zeros(4, requires_grad=True)
+params = [W1, b1, W2, b2]
+for step in range({steps}):
+    h = torch.tanh(x @ W1 + b1)
+    loss = F.cross_entropy(h @ W2 + b2, y)
+    for p in params:
+        p.grad = None
+    loss.backward()
+    with torch.no_grad():
+        for p in params:
+            p -= 0.1 * p.grad
+print(loss.item())
+"""
+
+
+def mlp_adam(steps: int) -> str:
+    return f"""import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+loss_fn = nn.CrossEntropyLoss()
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+x = torch.randn(8, 16)
+y = torch.randint(0, 4, (8,))
+for step in range({steps}):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+print(loss.item())
+"""
+
+
+# name -> (the program for a number of steps, the benchmark's number of steps)
+COURSES: dict[str, tuple[Callable[[int], str], int]] = {
+    "scalar_loop": (scalar_loop, 1_000), "recurrence": (recurrence, 10_000),
+    "mlp": (mlp, 200), "mlp_adam": (mlp_adam, 200)}
+WARM_UP_STEPS = 3           # a course program's warm-up: the same text, 3 steps
+
+
+def program(spec: str) -> tuple[str, str]:
+    """(the program, its warm-up) for `realistic:N`, `chain:N` or `course:NAME`."""
+    kind, _, arg = spec.partition(":")
+    if kind == "course":
+        make, steps = COURSES[arg]
+        return make(steps), make(WARM_UP_STEPS)
+    if kind == "chain":
+        return chain(int(arg)), realistic(200, seed=1)
+    return realistic(int(arg)), realistic(200, seed=1)

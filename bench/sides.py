@@ -13,6 +13,7 @@ different small program first.
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import hashlib
 import io
@@ -35,8 +36,11 @@ class Side(Protocol):
         """What the last run produced: pops, their order's digest, the version or build."""
 
 
-def side(kind: str, source: str) -> Side:
-    return LabSide(source) if kind == "lab" else TorchSide(source)
+def side(kind: str, source: str, warm_up: str | None = None) -> Side:
+    """One side of a benchmark, warmed up on `warm_up` (by default a small realistic
+    program): lazy imports done and first calls made before anything is timed."""
+    warm_up = realistic(200, seed=1) if warm_up is None else warm_up
+    return LabSide(source, warm_up) if kind == "lab" else TorchSide(source, warm_up)
 
 
 def digest(pops: Iterable[tuple[str, int]]) -> str:
@@ -51,13 +55,12 @@ def digest(pops: Iterable[tuple[str, int]]) -> str:
 # -- the lab --------------------------------------------------------------------------------
 
 class LabSide:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, warm_up: str) -> None:
         from app.trace import clear_caches, trace_json
 
         self._clear_caches, self._trace_json = clear_caches, trace_json
         self._source, self._limits = source, limits_for(source)
         self._text = b""
-        warm_up = realistic(200, seed=1)
         trace_json(warm_up, limits_for(warm_up))       # lazy imports, first calls
         gc.collect()
 
@@ -83,15 +86,15 @@ class LabSide:
 # -- PyTorch: the program text, rewritten -----------------------------------------------------
 
 class TorchSide:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, warm_up: str) -> None:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         import torch
 
         self._torch = torch
         self._text = torch_source(source)
         self._pops: list[tuple[str, int]] = []
-        warm_up = torch_source(realistic(200, seed=1))
-        _in_fresh_thread(lambda: _run_torch(torch, warm_up))
+        warm_up_text = torch_source(warm_up)
+        _in_fresh_thread(lambda: _run_torch(torch, warm_up_text))
         gc.collect()
 
     def run(self) -> float:
@@ -118,8 +121,9 @@ def _number(node: ast.expr) -> float | None:
 
 def torch_source(source: str) -> str:
     """The lab program as plain PyTorch: the opening `name = NUMBER` lines become leaves
-    requiring grad, and `X.backward(...)` becomes `__backward__(X, ...)`, which hooks
-    every node before calling the real `backward` (as conformance/record_torch.py does)."""
+    requiring grad, and every `X.backward(...)` statement, in a loop or not, becomes
+    `__backward__(X, ...)`, which hooks every node before calling the real `backward`
+    (as conformance/record_torch.py does)."""
     body: list[ast.stmt] = []
     leading = True
     for stmt in ast.parse(source).body:
@@ -131,15 +135,21 @@ def torch_source(source: str) -> str:
             body.append(ast.copy_location(leaf, stmt))
             continue
         leading = False
-        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Attribute)
-                and stmt.value.func.attr == "backward"):
-            call = stmt.value
-            assert isinstance(call.func, ast.Attribute)
-            stmt = ast.Expr(ast.Call(ast.Name("__backward__", ast.Load()),
-                                     [call.func.value, *call.args], call.keywords))
-        body.append(stmt)
+        body.append(_HookedBackward().visit(stmt))
     return ast.unparse(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[])))
+
+
+class _HookedBackward(ast.NodeTransformer):
+    """`X.backward(...)` as a statement → `__backward__(X, ...)`, at any depth."""
+
+    def visit_Expr(self, stmt: ast.Expr) -> ast.Expr:
+        call = stmt.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "backward"):
+            hooked = ast.Call(ast.Name("__backward__", ast.Load()),
+                              [call.func.value, *call.args], call.keywords)
+            return ast.copy_location(ast.Expr(hooked), stmt)
+        return stmt
 
 
 def _run_torch(torch: Any, text: str) -> tuple[float, list[tuple[str, int]]]:
@@ -164,7 +174,8 @@ def _run_torch(torch: Any, text: str) -> tuple[float, list[tuple[str, int]]]:
         tensor.backward(*args, **kwargs)
 
     start = time.perf_counter()
-    exec(compile(text, "<lab>", "exec"), {"torch": torch, "__backward__": backward})
+    with contextlib.redirect_stdout(io.StringIO()):    # what it prints, as the lab keeps it
+        exec(compile(text, "<lab>", "exec"), {"torch": torch, "__backward__": backward})
     return time.perf_counter() - start, pops
 
 

@@ -10,8 +10,13 @@ from typing import Any
 
 import pytest
 
+try:
+    import torch
+except ImportError:
+    torch = None  # type: ignore[assignment]
+
 from app.trace import run_source
-from bench import builds, engine, paired, sides
+from bench import builds, courses, engine, paired, programs, sides
 
 
 def test_torch_source_makes_the_opening_numbers_leaves_and_hooks_backward() -> None:
@@ -26,9 +31,29 @@ def test_torch_source_makes_the_opening_numbers_leaves_and_hooks_backward() -> N
     ]
 
 
+def test_torch_source_hooks_backward_in_loops_and_blocks_and_leaves_plain_programs_be() -> None:
+    program = ("import torch\nw = torch.tensor(1.0, requires_grad=True)\nfor i in range(2):\n"
+               "    with torch.no_grad():\n        pass\n    (w * w).backward()\n"
+               "    if i:\n        w.sum().backward(retain_graph=True)\n")
+    lines = sides.torch_source(program).splitlines()
+    assert lines[1] == "w = torch.tensor(1.0, requires_grad=True)"
+    assert "    __backward__(w * w)" in lines
+    assert "        __backward__(w.sum(), retain_graph=True)" in lines
+    assert not any(".backward(" in line for line in lines)
+
+
+def test_course_programs_take_their_steps_and_warm_up_shorter() -> None:
+    for name, (make, steps) in programs.COURSES.items():
+        source, warm_up = programs.program(f"course:{name}")
+        assert source == make(steps) and warm_up == make(programs.WARM_UP_STEPS)
+        assert f"range({steps})" in source and source != warm_up
+    assert programs.program("realistic:50")[0] == programs.realistic(50)
+    assert programs.program("chain:5")[0] == programs.chain(5)
+
+
 def test_lab_side_runs_the_program_and_reports_its_pops() -> None:
     source = "x = torch.tensor(2.0, requires_grad=True)\ny = x * x + x\ny.backward()\n"
-    lab = sides.LabSide(source)
+    lab = sides.side("lab", source)
     assert lab.run() > 0
     result = lab.result()
     steps = [(s["name"], s["seq"]) for p in run_source(source).passes for s in p.steps]
@@ -51,13 +76,15 @@ class _FakeSide:
 
 def test_paired_child_answers_each_run_then_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = _FakeSide()
-    monkeypatch.setattr(sides, "side", lambda kind, source: fake)
+    monkeypatch.setattr(sides, "side", lambda kind, source, warm_up: fake)
     out = io.StringIO()
     with redirect_stdout(out):
-        paired.child_main("lab", 10, io.StringIO("run\nrun\n"))
+        paired.child_main("lab", "realistic:10", io.StringIO("run\nrun\n"))
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    peak = replies[-1].pop("peak")
     assert replies == [{"ready": "lab"}, {"seconds": 0.25}, {"seconds": 0.5},
                        {"pops": 2, "order": "abc"}]
+    assert isinstance(peak, int) and peak >= 0
 
 
 def test_pairs_median_quartiles_and_order() -> None:
@@ -110,3 +137,40 @@ def test_verdict_fails_or_is_missing_when_the_lab_did_not_finish(
     verdict, text = _verdict_with(monkeypatch, {builds.PURE: {10_000: engine.Ratio(0.8)}},
                                   RuntimeError("the lab child ended early (exit 1)"))
     assert verdict is None and "no verdict: the pairs of runs failed" in text
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="torch is not installed: the course programs' pop "
+                    "orders are compared with live PyTorch only where it is")
+@pytest.mark.parametrize("name", list(programs.COURSES))
+def test_both_sides_pop_a_course_program_in_the_same_order(name: str) -> None:
+    """The digests the course benchmark compares, on each program at 3 steps: equal, and
+    over every pop of every pass (the lab keeps a summarised pass's names and seqs)."""
+    source = programs.COURSES[name][0](programs.WARM_UP_STEPS)
+    lab, theirs = sides.side("lab", source, source), sides.side("torch", source, source)
+    lab.run()
+    theirs.run()
+    mine, reference = lab.result(), theirs.result()
+    assert mine["error"] is None
+    assert mine["pops"] == reference["pops"] > 0
+    assert mine["order"] == reference["order"]
+
+
+def test_course_verdict_needs_the_ratio_the_order_and_no_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builds, "deployed", lambda: builds.PURE)
+    ran = {"order": "x", "build": builds.PURE, "error": None}
+    fast = paired.Pairs([0.4, 0.5, 0.6], ran, {"order": "x"})
+    verdict = courses._verdict("mlp", fast)
+    assert verdict.met() and verdict.ratio == engine.Ratio(0.5)
+    assert "lab/torch = 0.50" in verdict.summary() and "below 1.0? yes (aim 0.5: yes)" in \
+        verdict.summary()
+    slow = courses._verdict("mlp", paired.Pairs([1.2, 1.1, 1.3], ran, {"order": "x"}))
+    assert not slow.met() and "below 1.0? NO" in slow.summary()
+    other = courses._verdict("mlp", paired.Pairs([0.5], ran, {"order": "y"}))
+    assert not other.met() and "different orders" in other.summary()
+    failed = courses._verdict("mlp", paired.Pairs([0.5], {**ran, "error": "E: m"}, ran))
+    assert not failed.met() and "reports E: m" in failed.summary()
+    assert not courses._verdict("mlp", "the lab child ended early").met()
+    compiled = courses._verdict("mlp", paired.Pairs([0.5], {**ran, "build": "compiled"}, ran))
+    assert compiled.ratio is None and not compiled.met()
