@@ -27,6 +27,9 @@ COMPILED = [
     "app/language/*.py",
     "app/trace/build.py",
     "app/trace/layout.py",
+    "app/trace/layered.py",
+    "app/trace/placement.py",
+    "app/trace/bands.py",
     "app/trace/values.py",
     # Pure Python, always: app/trace/document.py (pydantic models; mypyc emits C for them
     # that does not build), app/limits.py (app/web/settings.py reads its fields as class

@@ -23,6 +23,74 @@ EXTRA = {
     "fan-in": "a = 2.0\nb = 3.0\nc = 4.0\nd = 5.0\nloss = a * b + c * d + a\n",
     "diamond": "a = 0.5\nh = a * a\nu = h.sin()\nv = h.cos()\nw = u * v + h\n",
 }
+# Two-layer networks of 17-36 nodes: by hand (a normalised hidden layer, log-softmax by
+# hand, a weight penalty), a Sequential with a penalty on every parameter, a custom Module
+# with a residual add, and one nn.Linear called twice (its group cannot be one band).
+NETWORKS = {
+    "mlp-by-hand": """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(8, 16)
+y = (torch.arange(8) % 4).unsqueeze(1) == torch.arange(4)
+W1 = torch.randn(16, 32, requires_grad=True)
+b1 = torch.zeros(32, requires_grad=True)
+W2 = torch.randn(32, 4, requires_grad=True)
+b2 = torch.zeros(4, requires_grad=True)
+h = torch.relu(x @ W1 + b1)
+h = (h - h.mean(dim=0)) / (h.std(dim=0) + 1e-5)
+logits = h @ W2 + b2
+z = logits - logits.max(dim=1, keepdim=True).values
+log_p = z - z.exp().sum(dim=1, keepdim=True).log()
+nll = -(log_p * y).sum(dim=1).mean()
+reg = 1e-3 * ((W1 ** 2).sum() + (W2 ** 2).sum())
+loss = nll + reg
+loss.backward()
+""",
+    "sequential-penalty": """import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 4))
+x = torch.randn(8, 16)
+y = torch.randint(0, 4, (8,))
+out = model(x)
+loss = nn.CrossEntropyLoss()(out, y) + 1e-3 * sum([(p ** 2).sum() for p in model.parameters()])
+loss.backward()
+""",
+    "module-residual": """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = F.relu(self.fc1(x))
+        h = h + torch.tanh(self.fc2(h))
+        return self.out(h)
+
+
+torch.manual_seed(0)
+net = Net()
+criterion = nn.CrossEntropyLoss()
+x = torch.randn(5, 4)
+y = torch.tensor([0, 2, 1, 1, 0])
+loss = criterion(net(x), y)
+loss.backward()
+""",
+    "module-twice": """import torch
+from torch import nn
+torch.manual_seed(0)
+layer = nn.Linear(3, 3)
+x = torch.randn(2, 3)
+loss = layer(torch.tanh(layer(x))).sum()
+loss.backward()
+""",
+}
 
 
 def graphs(source: str) -> list[Graph]:
@@ -30,7 +98,7 @@ def graphs(source: str) -> list[Graph]:
     return [p.graph for p in trace.passes if p.graph is not None]
 
 
-PROGRAMS = [(p.id, p.source) for p in PRESETS] + list(EXTRA.items())
+PROGRAMS = [(p.id, p.source) for p in PRESETS] + list(EXTRA.items()) + list(NETWORKS.items())
 GRAPHS = [pytest.param(g, id=f"{name}-pass{k}")
           for name, source in PROGRAMS for k, g in enumerate(graphs(source))]
 
@@ -174,3 +242,60 @@ def test_rows_sort_as_a_stable_sort_by_barycentre(keys: list[float]) -> None:
     expected = sorted(row, key=keys.__getitem__)
     layout._sort_by(row, keys)
     assert row == expected
+
+
+# -- a network's layers as bands ----------------------------------------------------------------
+
+BAND_MARGIN = 0.1        # columns: the page draws a band this far (at most) beyond its nodes
+BANDED = [pytest.param(g, id=f"{name}-pass{k}") for name, source in PROGRAMS
+          for k, g in enumerate(graphs(source)) if g.bands]
+
+
+def members(graph: Graph, band: str) -> list[GraphNode]:
+    """The nodes drawn in a band: its own, and those of the bands inside it."""
+    parent = {b["id"]: b["parent"] for b in graph.bands}
+
+    def inside(b: str | None) -> bool:
+        while b is not None:
+            if b == band:
+                return True
+            b = parent[b]
+        return False
+
+    return [n for n in graph.nodes if inside(n["band"])]
+
+
+def test_the_networks_have_bands() -> None:
+    named = {name: [b["id"] for g in graphs(source) for b in g.bands] for name, source in PROGRAMS}
+    assert named["sequential"] == ["model", "model.2", "model.1", "model.0"]
+    assert named["custom-module"] == ["net", "net.fc2", "net.fc1"]
+    assert named["two-layer-mlp"] == ["W2, b2", "W1, b1"]
+    assert named["module-twice"] == [], "a module called twice is no one block"
+
+
+@pytest.mark.parametrize("graph", BANDED)
+def test_a_band_is_its_nodes_rows_and_covers_no_other_node(graph: Graph) -> None:
+    """Its rows and columns are its nodes' extent; a band inside another lies inside it;
+    every node in its rows that is not its own stays outside it, with the margin the page
+    draws; and the loss reads down to the weights: a band's rows hold only its nodes."""
+    ids = {b["id"] for b in graph.bands}
+    by_id = {b["id"]: b for b in graph.bands}
+    for band in graph.bands:
+        own = members(graph, band["id"])
+        assert own, band["id"]
+        assert band["top"] == min(n["layer"] for n in own)
+        assert band["bottom"] == max(n["layer"] for n in own)
+        assert band["left"] == min(n["x"] for n in own)
+        assert band["right"] == max(n["x"] for n in own)
+        assert band["params"] == [n["leaf"] for n in own if n["name"] == "AccumulateGrad"]
+        if band["parent"] is not None:
+            outer = by_id[band["parent"]]
+            assert outer["top"] <= band["top"] and band["bottom"] <= outer["bottom"]
+            assert outer["depth"] == band["depth"] - 1
+        mine = {n["id"] for n in own}
+        reach = layout.NODE_WIDTH + BAND_MARGIN
+        for n in graph.nodes:
+            if n["id"] not in mine and band["top"] <= n["layer"] <= band["bottom"]:
+                assert not band["left"] - reach < n["x"] < band["right"] + reach, (
+                    f"{n['name']}#{n['seq']} is inside band {band['id']}")
+    assert all(n["band"] is None or n["band"] in ids for n in graph.nodes)

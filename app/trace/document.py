@@ -4,7 +4,7 @@ are written in it is `app.trace.values`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Literal, NotRequired
 
 from pydantic import BaseModel, Field
@@ -71,12 +71,30 @@ class GraphNode(TypedDict):
                                                         "its first and last line")]
     layer: Annotated[int, Field(description="layout: 0 is the output, leaves at the bottom")]
     x: Annotated[float, Field(description="layout: position within the layer")]
+    band: Annotated[str | None, Field(description="layout: the innermost band (`Band.id`) "
+                                                  "it is drawn in")]
+
+
+class Band(TypedDict):
+    """Layout: a network's layer drawn as a band of rows, a module (`model.0`) or, outside
+    any module, a product with its parameters (`W1, b1`); see app/trace/bands.py."""
+
+    id: str
+    kind: Literal["module", "layer"]
+    parent: Annotated[str | None, Field(description="the band it is drawn in")]
+    depth: int
+    top: Annotated[int, Field(description="its first layer")]
+    bottom: Annotated[int, Field(description="its last layer")]
+    left: Annotated[float, Field(description="x of its leftmost node")]
+    right: Annotated[float, Field(description="x of its rightmost node")]
+    params: Annotated[list[str], Field(description="the leaves (parameters) in it")]
 
 
 @dataclass(slots=True)
 class Graph:
     root: int
     nodes: list[GraphNode]
+    bands: list[Band] = field(default_factory=list)
 
 
 class Sent(TypedDict):

@@ -52,9 +52,9 @@ Send = Callable[[str, Piece], None]
 
 
 def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
-    places = layout(event.root, event.nodes)
+    drawing = layout(event.root, event.nodes)
     nodes: list[GraphNode] = []
-    for n, (layer, x) in zip(event.nodes, places, strict=True):
+    for n, (layer, x), band in zip(event.nodes, drawing.places, drawing.band_of, strict=True):
         nodes.append({
             "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
             "next": n.next_ids,
@@ -63,8 +63,8 @@ def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
             "shape": list(n.shape), "saved": [_saved(s, texts) for s in n.saved],
             "line": n.line, "module": n.scope,
             "code": None if n.code is None else list(n.code),
-            "layer": texts.number(layer), "x": x})
-    return Graph(root=event.root, nodes=nodes)
+            "layer": texts.number(layer), "x": x, "band": band})
+    return Graph(root=event.root, nodes=nodes, bands=drawing.bands)
 
 
 def _saved(s: SavedInfo, texts: Texts) -> SavedValue:
