@@ -491,7 +491,7 @@ print(g, x.grad)
 y.backward()
 print(x.grad)
 """, VALUES),
-    _p("second-derivative", "Second derivative with create_graph",
+    _p("second-derivative", "Second derivative, create_graph",
        "create_graph=True records the backward pass itself: dy has a grad_fn, and "
        "dy.backward() runs through the nodes that pass recorded.",
        """

@@ -7,9 +7,11 @@ import { wireGestures, zoomStep } from './gestures.js';
 import { createPlayer } from './player.js';
 import * as predict from './predict.js';
 import * as programs from './programs.js';
-import { THEMES, initialState, reduce, shownStep, timeline } from './store.js';
+import { THEMES, frameAt, initialState, reduce, shownStep, timeline } from './store.js';
 import { fromHash, toHash } from './url.js';
 import * as again from './views/again.js';
+import * as annotate from './views/annotate.js';
+import * as consoleView from './views/console.js';
 import * as controls from './views/controls.js';
 import * as editor from './views/editor.js';
 import * as errorView from './views/error.js';
@@ -17,6 +19,8 @@ import * as graph from './views/graph.js';
 import * as leaves from './views/leaves.js';
 import * as minimap from './views/minimap.js';
 import * as narration from './views/narration.js';
+import * as outside from './views/outside.js';
+import * as passes from './views/passes.js';
 import * as presets from './views/presets.js';
 import * as programView from './views/program.js';
 import * as queue from './views/queue.js';
@@ -52,13 +56,17 @@ function paint() {
   editor.render($('editor'), state);
   errorView.render($('error'), state);
   programView.render($('program-kind'), $('copy-pytorch'), state);
+  consoleView.render($('console'), state);
   narration.render(document.querySelector('.narration'), state);
+  passes.render($('passes'), state);
   graph.render($('graph-wrap'), state);
+  annotate.render($('graph-wrap'), state);
   minimap.render($('minimap'), state);
   controls.render(document.querySelector('.controls'), state);
   queue.render($('queue'), state);
   predicting?.paint(state);
   leaves.render($('leaves'), $('leaves-more'), state);
+  outside.render($('outside'), state);
   again.render(document.querySelector('.again'), state);
   const said = status();
   if ($('status').textContent !== said) $('status').textContent = said;
@@ -107,7 +115,14 @@ function status() {
   const pops = timeline(run).pops;
   if (run.source !== state.program) return 'Edited: press Run to trace the new text.';
   if (!run.passes.length && run.error) return NOTHING_RAN[run.error.kind] ?? NOTHING_RAN.internal;
-  return `${pops} ${pops === 1 ? 'pop' : 'pops'} in ${run.passes.length} backward ${run.passes.length === 1 ? 'call' : 'calls'}`;
+  return `${pops} ${pops === 1 ? 'pop' : 'pops'} in ${calls(run.passes)}`;
+}
+
+/** "2 backward calls", "1 backward and 1 autograd.grad calls". */
+function calls(list) {
+  const grads = list.filter((p) => p.kind === 'grad').length;
+  const kinds = [[list.length - grads, 'backward'], [grads, 'autograd.grad']].filter(([n]) => n > 0);
+  return `${kinds.map(([n, kind]) => `${n} ${kind}`).join(' and ')} ${list.length === 1 ? 'call' : 'calls'}`;
 }
 
 // -- running a program ----------------------------------------------------------------------
@@ -120,6 +135,7 @@ async function run({ step = 0, play = false, note = null } = {}) {
   stream = controller;
   const source = state.program;
   waitingForFirstStep = play;
+  if (state.ui.marked) dispatch({ type: 'ui', ui: { marked: null } });
   dispatch({ type: 'run-start', source, step, playing: play, note });
   try {
     await api.streamTrace(source, (kind, data) => {
@@ -156,6 +172,24 @@ function move(delta) {
   go(shownStep(state) + delta);
 }
 
+/** Pass p's first frame (the pass picker, `[` and `]`). */
+function goPass(p) {
+  dispatch({ type: 'playing', playing: false });
+  const count = state.run.passes.length;
+  if (count) go(passes.passStart(state.run, Math.max(0, Math.min(count - 1, p))));
+}
+
+/** Mark a program line asked for by the console or the outside list, scrolled into view. */
+function markLine(line) {
+  dispatch({ type: 'ui', ui: { marked: line } });
+  const area = $('source');
+  const height = parseFloat(getComputedStyle(area).lineHeight) || 23;
+  const top = (line - 1) * height;
+  if (top < area.scrollTop || top + height > area.scrollTop + area.clientHeight - 20) {
+    area.scrollTop = Math.max(0, top - area.clientHeight / 3);
+  }
+}
+
 function togglePlay() {
   const last = timeline(state.run).count - 1;
   if (!state.playing && shownStep(state) >= last && last > 0) go(0);
@@ -182,6 +216,11 @@ function wire() {
     rewrite(preset.source, null);
   });
   $('copy-pytorch').addEventListener('click', copyPytorch);
+  $('pass-pick').addEventListener('change', (event) => goPass(Number(event.target.value)));
+  document.addEventListener('click', (event) => {
+    const link = event.target.closest?.('.line-link');
+    if (link) markLine(Number(link.dataset.line));
+  });
   $('leaves-more').addEventListener('click', () => dispatch({ type: 'ui', ui: { leavesOpen: !state.ui.leavesOpen } }));
   wireGestures($('graph-wrap'), dispatch);
   $('first').addEventListener('click', () => { dispatch({ type: 'playing', playing: false }); go(0); });
@@ -256,6 +295,8 @@ function onKey(event) {
     ' ': togglePlay,
     Home: () => { stop(); go(0); },
     End: () => { stop(); go(Infinity); },
+    '[': () => goPass(frameAt(state.run, shownStep(state)).passIndex - 1),
+    ']': () => goPass(frameAt(state.run, shownStep(state)).passIndex + 1),
     '+': () => dispatch({ type: 'camera', op: 'zoom', factor: zoomStep(1) }),
     '=': () => dispatch({ type: 'camera', op: 'zoom', factor: zoomStep(1) }),
     '-': () => dispatch({ type: 'camera', op: 'zoom', factor: zoomStep(-1) }),

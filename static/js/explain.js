@@ -3,12 +3,13 @@
 // comes from its kind (the server's), never from the words of its message.
 
 import { isAccumulate, isVector, listing, nodeLabel, operand, plural, short, targetLabel } from './labels.js';
+import { callText, hooksSentence, ranWith, recordedBy, returnedText, sentReplaced, stale, staleText } from './course.js';
 
 /** {sentence, detail} for the frame the page shows. */
 export function explainFrame(frame, run) {
-  if (!frame.graph) return explainNoGraph(run);
+  if (!frame.graph) return frame.pass?.summarized ? explainSummary(frame, run) : explainNoGraph(run);
   if (frame.end) return explainEnd(frame, run);
-  if (frame.j < 0) return explainStart(frame);
+  if (frame.j < 0) return explainStart(frame, run);
   return explainStep(frame);
 }
 
@@ -39,16 +40,39 @@ function stoppedBefore(e) {
   }
 }
 
-function explainStart(frame) {
+/** A pass past the lab's max_full_passes: the trace keeps only its order of pops. */
+function explainSummary(frame, run) {
+  const pass = frame.pass;
+  const full = run.passes.filter((q) => !q.summarized).length;
+  return {
+    sentence: `Pass ${frame.passIndex + 1}, ${callText(pass)} (line ${pass.line}), is summarized: the lab keeps the first ${full} passes step by step.`,
+    detail: `The trace keeps its ${pass.steps.length} pops in order (node, sequence number, leaf), not its graph, gradients or .grad values.`,
+  };
+}
+
+function explainStart(frame, run) {
   const root = frame.byId.get(frame.graph.root);
-  const call = `${frame.pass.output}.backward()`;
-  const which = frame.passIndex > 0 ? `Backward call ${frame.passIndex + 1}, ${call}` : call;
+  const call = callText(frame.pass);
+  const which = frame.passIndex > 0 ? `${frame.pass.kind === 'grad' ? 'Call' : 'Backward call'} ${frame.passIndex + 1}, ${call}` : call;
   const fn = isAccumulate(root) ? `${nodeLabel(root)}, since ${frame.pass.output} is a leaf`
     : `${nodeLabel(root)}, the grad_fn of ${frame.pass.output}`;
   return {
     sentence: `${which} (line ${frame.pass.line}) starts: the engine counts how many gradients each node will receive, then puts ${fn}, in the ready queue.`,
-    detail: 'The badge on each node is that count. Press → or Play to pop the first node.',
+    detail: ['The badge on each node is that count. Press → or Play to pop the first node.',
+             ...startNotes(frame, run)].join(' '),
   };
+}
+
+/** What a grad pass does instead of writing .grad, and which nodes a create_graph pass made. */
+function startNotes(frame, run) {
+  const notes = [];
+  if (frame.pass.kind === 'grad') notes.push('autograd.grad runs no AccumulateGrad: it returns the gradients at its inputs and writes no .grad.');
+  const made = recordedBy(run, frame.passIndex);
+  for (const q of new Set(made.values())) {
+    const nodes = [...made].filter(([, by]) => by === q).map(([id]) => nodeLabel(frame.byId.get(id)));
+    notes.push(`${listing(nodes)} ${plural(nodes.length, 'was', 'were')} recorded by pass ${q + 1}, ${callText(run.passes[q])} with create_graph=True (line ${run.passes[q].line}): this pass differentiates that backward.`);
+  }
+  return notes;
 }
 
 function explainStep(frame) {
@@ -66,7 +90,8 @@ function explainStep(frame) {
     sentence = others.length ? `${label} runs before ${listing(others.map(nodeLabel))}: ${reason(node, others)}; it ${verb}.`
       : `${label} ${verb}.`;
   }
-  return { sentence, detail: detail(frame, node, step) };
+  const hooks = hooksSentence(step);
+  return { sentence: hooks ? `${sentence} ${hooks}` : sentence, detail: detail(frame, node, step) };
 }
 
 /** Why the ready queue popped this node rather than the others waiting. */
@@ -97,8 +122,10 @@ function action(frame, node) {
 /** The local derivative at work, from the node's saved values: "14 × 2 = 28". */
 export function formula(node, step, sent) {
   const saved = Object.fromEntries(node.saved.map((s) => [s.name, s.value]));
-  const g = operand(step.grad_text);
+  const ran = ranWith(step);
   const out = short(sent.text);
+  if (ran === null || sentReplaced(step)) return out;
+  const g = operand(ran);
   const neg = (x) => `−${x}`;
   const rules = {
     MulBackward0: () => saved[sent.edge === 0 ? 'other' : 'self'] && `${g} × ${operand(saved[sent.edge === 0 ? 'other' : 'self'])}`,
@@ -130,6 +157,9 @@ export function formula(node, step, sent) {
 
 function detail(frame, node, step) {
   const parts = [];
+  if (node.code) {
+    parts.push(`Its backward() is the program's own, in class ${node.name.replace(/Backward$/, '')}: lines ${node.code[0]}–${node.code[1]}, marked in the editor.`);
+  }
   const received = frame.nodes.get(step.node).received;
   if (received.length > 1) {
     parts.push(`Its input buffer summed the ${received.length} gradients it received: ${received.map((r) => operand(r.text)).join(' + ')} = ${short(step.grad_text)}.`);
@@ -148,8 +178,13 @@ function detail(frame, node, step) {
   } else if (isAccumulate(node)) {
     parts.push(`${node.leaf}.grad was None, so AccumulateGrad stores the gradient; a later backward() would add to it.`);
   }
-  if (frame.j === frame.pass.steps.length - 1 && !frame.queue.length) {
-    parts.push(`${frame.pass.output}.backward() is done: every node it reached has run.`);
+  const last = frame.j === frame.pass.steps.length - 1;
+  if (last && frame.pass.kind === 'grad') {
+    // The inputs' nodes still in the queue pop only to hand their gradient over (no step).
+    const returned = frame.pass.returned;
+    parts.push(`${callText(frame.pass)} is done${returned ? `: it returns ${returnedText(returned)}` : ''}. It captures the gradients at its inputs and runs no AccumulateGrad, so no .grad is written.`);
+  } else if (last && !frame.queue.length) {
+    parts.push(`${callText(frame.pass)} is done: every node it reached has run.`);
   }
   return parts.join(' ');
 }
@@ -162,6 +197,13 @@ function explainError(frame, node, label) {
     const names = freed.map((s) => s.name);
     return {
       sentence: `${label} cannot run: an earlier backward() freed its saved ${listing(names)}, so PyTorch raises RuntimeError and backward stops here.`,
+      detail: `${e.type}: ${e.message}`,
+    };
+  }
+  const changed = stale(node);
+  if (changed.length) {
+    return {
+      sentence: `${label} cannot run: its saved ${listing(changed.map((s) => s.name))} was changed in place (${listing(changed.map(staleText))}), so PyTorch raises ${e.type} and backward stops here.`,
       detail: `${e.type}: ${e.message}`,
     };
   }

@@ -4,12 +4,13 @@
 // Nothing here touches the DOM or the network.
 
 import * as cam from './camera.js';
+import { ranWith } from './course.js';
 
 export const SPEEDS = [0.5, 1, 2, 4];
 export const THEMES = ['auto', 'light', 'dark'];
 
 export function emptyRun(status = 'idle', source = '') {
-  return { status, source, passes: [], grads: {}, error: null, program: null };
+  return { status, source, passes: [], grads: {}, error: null, program: null, console: [], outside: [] };
 }
 
 export function initialState(init = {}) {
@@ -71,7 +72,8 @@ export function reduce(state, action) {
   }
 }
 
-/** One server event folded into the run: pass, graph, dependencies, step, done. */
+/** One server event folded into the run: pass, graph, dependencies, step, results (what a
+ * grad pass returned), console (a print or a warning, as it happens), done. */
 export function fold(run, kind, data) {
   const passes = run.passes;
   const last = passes.length - 1;
@@ -85,15 +87,21 @@ export function fold(run, kind, data) {
       return { ...run, passes: withLast({ dependencies: data.dependencies }) };
     case 'step':
       return { ...run, passes: withLast({ steps: [...passes[last].steps, data] }) };
+    case 'results':
+      return { ...run, passes: withLast({ returned: data.returned }) };
+    case 'console':
+      return { ...run, console: [...run.console, data] };
     case 'done':
-      return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null };
+      return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null,
+               console: run.console.length ? run.console : data.console ?? [], outside: data.outside ?? [] };
     default:
       return run;
   }
 }
 
 // -- the timeline: step 0 is before the first pop; then one frame per pop, and before each
-// later backward() call's first pop one frame for its start (a new graph, counts again) --
+// later backward() call's first pop one frame for its start (a new graph, counts again).
+// A summarized pass (past the lab's max_full_passes: no graph, no gradients) is one frame --
 
 const timelines = new WeakMap();
 
@@ -104,7 +112,7 @@ export function timeline(run) {
   let pops = 0;
   run.passes.forEach((pass, p) => {
     places.push({ p, j: -1 });
-    pass.steps.forEach((_, j) => places.push({ p, j }));
+    if (!pass.summarized) pass.steps.forEach((_, j) => places.push({ p, j }));
     pops += pass.steps.length;
   });
   if (!places.length) places.push({ p: 0, j: -1 });
@@ -145,7 +153,7 @@ function lastWrites(passes, upto) {
     for (const step of pass.steps) {
       k += 1;
       if (k > upto) return out;
-      if (step.leaf !== null && !step.error) out[step.leaf] = step;
+      if (step.leaf !== null && !step.error && 'grad_after' in step) out[step.leaf] = step;
     }
   }
   return out;
@@ -186,7 +194,7 @@ function buildFrame(run, k) {
     for (const [id, count] of Object.entries(step.dependencies)) deps[id] = count;
     const node = nodes.get(step.node);
     node.status = step.error ? 'error' : current ? 'running' : 'done';
-    node.grad = step.grad_text;
+    node.grad = ranWith(step) ?? step.grad_text;   // after any hook that replaced it
     for (const sent of step.sent) {
       nodes.get(sent.to)?.received.push({ text: sent.text, from: step.node, edge: sent.edge });
       frame.edges.set(`${step.node}:${sent.edge}`, { text: sent.text, current });

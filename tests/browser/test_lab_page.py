@@ -101,7 +101,10 @@ def test_every_preset_runs(page: Any, server_url: str, preset_id: str) -> None:
     wait_done(page)
     assert page.input_value("#source") == chosen.source
     pops = len(steps(trace))
-    status = (f"{pops} {'pop' if pops == 1 else 'pops'} in {len(trace.passes)} backward "
+    grads = sum(p.kind == "grad" for p in trace.passes)
+    kinds = [f"{n} {kind}" for n, kind in [(len(trace.passes) - grads, "backward"),
+                                           (grads, "autograd.grad")] if n]
+    status = (f"{pops} {'pop' if pops == 1 else 'pops'} in {' and '.join(kinds)} "
               f"{'call' if len(trace.passes) == 1 else 'calls'}")
     if trace.error and not trace.passes:
         status = NOTHING_RAN[trace.error.kind]

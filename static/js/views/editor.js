@@ -17,11 +17,22 @@ export function render(root, state) {
   const error = current && state.run.error?.line ? state.run.error : null;
   const frame = frameAt(state.run, shownStep(state));
   const active = frame.pass && current ? frame.pass.line : null;
-  renderGutter(root.querySelector('.gutter-lines'), lines.length, error, active);
+  const bands = current ? lineBands(state, frame) : new Map();
+  renderGutter(root.querySelector('.gutter-lines'), lines.length, error, active, bands);
   const noteByLine = current ? fitted(notes(state.run), lines, area) : new Map();
-  renderMarks(root.querySelector('.marks-text'), lines, error, noteByLine);
+  renderMarks(root.querySelector('.marks-text'), lines, error, noteByLine, bands);
   root.classList.toggle('has-error', Boolean(error));
   syncScroll(root);
+}
+
+/** Lines drawn with a band: a custom Function's backward() while its node's step is shown
+ * ('code'), and the line a console or outside entry asked for ('marked'). */
+export function lineBands(state, frame) {
+  const out = new Map();
+  const node = frame.step ? frame.byId.get(frame.step.node) : null;
+  if (node?.code) for (let line = node.code[0]; line <= node.code[1]; line++) out.set(line, 'code');
+  if (state.ui.marked) out.set(state.ui.marked, 'marked');
+  return out;
 }
 
 /** The shorthand's meaning beside the lines where it acts, from the server's `program`:
@@ -60,7 +71,7 @@ function fitted(noteByLine, lines, area) {
   return out;
 }
 
-function renderGutter(gutter, count, error, activeLine) {
+function renderGutter(gutter, count, error, activeLine, bands) {
   gutter.parentElement.dataset.digits = String(String(count).length);
   if (gutter.childElementCount !== count) {
     const items = [];
@@ -76,19 +87,21 @@ function renderGutter(gutter, count, error, activeLine) {
   [...gutter.children].forEach((div, i) => {
     const line = i + 1;
     const err = first !== null && line >= first && line <= last;
-    const cls = `${err ? 'err' : ''}${line === activeLine ? ' active' : ''}`.trim();
+    const cls = `${err ? 'err' : ''}${line === activeLine ? ' active' : ''} ${bands.get(line) ?? ''}`.trim();
     if (div.className !== cls) div.className = cls;
   });
 }
 
-function renderMarks(marks, lines, error, noteByLine) {
+function renderMarks(marks, lines, error, noteByLine, bands) {
   const key = JSON.stringify([lines, error && [error.line, error.col, error.end_line, error.end_col, error.type],
-                              [...noteByLine]]);
+                              [...noteByLine], [...bands]]);
   if (marks.dataset.key === key) return;
   marks.dataset.key = key;
   const spans = error ? errorSpans(lines, error) : new Map();
   const parts = [];
   lines.forEach((line, i) => {
+    const band = bands.get(i + 1);
+    const from = parts.length;
     const span = spans.get(i + 1);
     if (span) {
       const [start, end] = span;
@@ -105,6 +118,12 @@ function renderMarks(marks, lines, error, noteByLine) {
       span.className = 'shorthand';
       span.textContent = `  ${note}`;
       parts.push(span);
+    }
+    if (band) {
+      const wrap = document.createElement('span');
+      wrap.className = `band ${band}`;
+      wrap.append(...parts.splice(from));
+      parts.push(wrap);
     }
     parts.push(document.createTextNode('\n'));
   });

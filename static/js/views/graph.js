@@ -40,7 +40,7 @@ export function render(root, state) {
       node.setAttribute('width', '0');
       node.setAttribute('height', '0');
     }
-    empty.hidden = false;
+    empty.hidden = Boolean(frame.pass?.summarized);   // views/passes.js lists its pops
     setText(empty, state.run.status === 'running' ? 'Tracing…'
       : state.run.error ? 'No graph to show: see the message under the program.' : 'Press Run to see the graph.');
     return;

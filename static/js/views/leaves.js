@@ -11,13 +11,23 @@ export function render(root, more, state) {
   const long = frame.leaves.length > SHORT_LIST + 1;
   const open = state.ui.leavesOpen || !long;
   const shown = open ? frame.leaves : frame.leaves.filter((leaf, i) => i < SHORT_LIST || leaf.write);
-  root.querySelector('tbody').replaceChildren(...shown.map(row));
+  root.querySelector('tbody').replaceChildren(...(frame.pass?.summarized ? [notKept()] : shown.map(row)));
   more.hidden = !long;
   if (long) {
     const text = open ? 'Show fewer leaves' : `Show all ${frame.leaves.length} leaves`;
     if (more.textContent !== text) more.textContent = text;
     more.setAttribute('aria-expanded', String(open));
   }
+}
+
+/** A summarized pass keeps no .grad values (views/passes.js lists what it keeps). */
+function notKept() {
+  const tr = document.createElement('tr');
+  const td = document.createElement('td');
+  td.colSpan = 3;
+  td.textContent = 'Not kept for a summarized pass.';
+  tr.append(td);
+  return tr;
 }
 
 function row(leaf) {

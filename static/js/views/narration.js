@@ -1,5 +1,6 @@
 // "step 3 of 5", and one sentence about the step, announced to screen readers.
 
+import { callText } from '../course.js';
 import { explainFrame } from '../explain.js';
 import { frameAt, shownStep } from '../store.js';
 
@@ -8,11 +9,14 @@ export function render(root, state) {
   const { sentence, detail } = explainFrame(frame, state.run);
   set(root.querySelector('#counter'), `step ${frame.k} of ${frame.count - 1}`);
   const passes = state.run.passes.length;
-  set(root.querySelector('#pass'), frame.pass
-    ? `${frame.pass.output}.backward()${passes > 1 ? ` · call ${frame.passIndex + 1} of ${passes}` : ''} · line ${frame.pass.line}`
-    : '');
-  fill(root.querySelector('#sentence'), sentence);
-  fill(root.querySelector('#detail'), detail);
+  // With several passes the pass picker beside it says which one, where and in which iteration.
+  set(root.querySelector('#pass'), !frame.pass ? '' : passes > 1 ? callText(frame.pass)
+    : `${callText(frame.pass)} · line ${frame.pass.line}`);
+  const changed = fill(root.querySelector('#sentence'), sentence) | fill(root.querySelector('#detail'), detail);
+  // A long message (PyTorch's version error) scrolls the box: then it takes focus too, so
+  // that a keyboard reaches all of it.
+  if (changed && root.scrollHeight > root.clientHeight + 1) root.tabIndex = 0;
+  else if (changed) root.removeAttribute('tabindex');
   root.classList.toggle('is-error', Boolean(frame.step?.error || (frame.end && state.run.error)));
 }
 
@@ -21,10 +25,10 @@ function set(node, text) {
 }
 
 /** Node names, .grad and backward() calls set as code; the text stays text. */
-const CODE = /(AccumulateGrad\([^)]*\)|\b[A-Z]\w*Backward\d*(?: #\d+)?|\b[A-Za-z_]\w*\.grad\b|\b[A-Za-z_]\w*\.backward\(\)|retain_graph=True)/;
+const CODE = /(AccumulateGrad\([^)]*\)|\b[A-Z]\w*Backward\d*(?: #\d+)?|\b[A-Za-z_]\w*\.grad\b|\b[A-Za-z_]\w*\.backward\(\)|torch\.autograd\.grad\([^)]*\)|retain_grad\(\)|(?:retain|create)_graph=True)/;
 
 function fill(node, text) {
-  if (node.dataset.text === text) return;
+  if (node.dataset.text === text) return false;
   node.dataset.text = text;
   node.replaceChildren(...text.split(CODE).map((part, i) => {
     if (i % 2 === 0) return document.createTextNode(part);
@@ -32,4 +36,5 @@ function fill(node, text) {
     code.textContent = part;
     return code;
   }));
+  return true;
 }

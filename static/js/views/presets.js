@@ -7,13 +7,21 @@ export function render(select, goal, state) {
     const own = document.createElement('option');
     own.value = '';
     own.textContent = 'Your program';
-    const options = state.presets.map((p) => {
-      const o = document.createElement('option');
-      o.value = p.id;
-      o.textContent = p.title;
-      return o;
+    // Grouped by topic (the server's), in the order the topics first appear.
+    const groups = new Map();
+    for (const p of state.presets) {
+      const topic = p.topic ?? '';
+      if (!groups.has(topic)) groups.set(topic, []);
+      groups.get(topic).push(new Option(p.title, p.id));
+    }
+    const options = [...groups].map(([topic, items]) => {
+      if (!topic || groups.size === 1) return items;
+      const group = document.createElement('optgroup');
+      group.label = topic;
+      group.append(...items);
+      return [group];
     });
-    select.replaceChildren(own, ...options);
+    select.replaceChildren(own, ...options.flat());
   }
   const match = state.presets.find((p) => p.source === state.program);
   select.value = match ? match.id : '';

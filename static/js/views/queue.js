@@ -14,7 +14,8 @@ export function render(root, state) {
   if (!frame.queue.length) {
     const li = document.createElement('li');
     li.className = 'empty';
-    li.textContent = !frame.graph ? 'No graph yet.' : frame.k === 0 ? '' : 'Empty: backward is done.';
+    li.textContent = frame.pass?.summarized ? 'Not kept for a summarized pass.'
+      : !frame.graph ? 'No graph yet.' : frame.k === 0 ? '' : 'Empty: backward is done.';
     if (frame.step?.error) li.textContent = 'Backward stopped at the error.';
     if (li.textContent) items.push(li);
   }
