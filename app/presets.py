@@ -146,7 +146,7 @@ loss.backward()
 print(b.grad)
 print((2 * out).sum(dim=0))
 """, NETWORK),
-    _p("two-layer-mlp", "A two-layer MLP with cross-entropy",
+    _p("two-layer-mlp", "Two-layer MLP, cross-entropy",
        "tanh(x @ W1 + b1) @ W2 + b2, then F.cross_entropy: LogSoftmaxBackward0 and "
        "NllLossBackward0 send the loss's gradient down through both layers to every weight.",
        """
@@ -164,7 +164,7 @@ logits = h @ W2 + b2
 loss = F.cross_entropy(logits, y)
 loss.backward()
 """, NETWORK),
-    _p("softmax-by-hand", "Softmax and NLL by hand next to F.cross_entropy",
+    _p("softmax-by-hand", "Softmax and NLL by hand",
        "The same loss twice: written out (exp, sum, divide, log, pick the target) it records "
        "many nodes, F.cross_entropy records two, and logits.grad is the same.",
        """
@@ -182,7 +182,7 @@ loss = F.cross_entropy(logits, y)
 loss.backward()
 print(logits.grad)
 """, NETWORK),
-    _p("mse-step", "An MSE regression training step",
+    _p("mse-step", "MSE regression, one step",
        "One step of gradient descent by hand: backward writes w.grad and b.grad, and the "
        "update under no_grad moves w and b against them, so the loss falls.",
        """
@@ -201,7 +201,7 @@ with torch.no_grad():
     b -= lr * b.grad
 print(f"loss {loss.item():.4f} before the step, {F.mse_loss(x @ w + b, y).item():.4f} after")
 """, NETWORK),
-    _p("seeded-weights", "Seeded weights (torch.manual_seed)",
+    _p("seeded-weights", "Seeded weights (manual_seed)",
        "After torch.manual_seed(0), torch.randn and torch.rand draw exactly the numbers "
        "PyTorch draws: W is the same here as in Python.",
        """
@@ -251,7 +251,7 @@ target = torch.tensor([2, 0])
 loss = nn.CrossEntropyLoss()(net(x), target)
 loss.backward()
 """, MODELS),
-    _p("sgd-momentum", "SGD with momentum, three steps",
+    _p("sgd-momentum", "SGD with momentum, 3 steps",
        "opt.step() consumes the gradients backward wrote: the momentum buffer starts as the "
        "first gradient, then b = 0.9 * b + g, and w = w - lr * b.",
        """

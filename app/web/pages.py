@@ -28,9 +28,10 @@ STATIC = ROOT / "static"
 TEMPLATES = ROOT / "templates"
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Modules of the presenter and of a page that follows a room, which the lab page loads only
-# then (present/follower.js is imported on demand), and the quiz page's: not preloaded with
-# the lab's own.
-PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/")
+# then (present/follower.js is imported on demand), the quiz page's, and the network views,
+# which the lab imports only for a run with tensors, modules or an optimizer: not preloaded
+# with the lab's own.
+PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/", "js/views/network/")
 
 router = APIRouter(tags=["pages"])
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())

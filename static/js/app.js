@@ -34,6 +34,7 @@ let stream = null;
 let waitingForFirstStep = false;
 let follower = null;                // present/follower.js, on a page that follows a room
 let predicting = null;              // predict.js's view, once wired
+let network = null;                 // views/network/index.js, once a run has needed it
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
@@ -43,7 +44,33 @@ function dispatch(action) {
   // watching the page (tests, assistive tools) never reads the previous run's "done".
   if (document.body.dataset.run !== state.run.status) document.body.dataset.run = state.run.status;
   player.sync();
+  if (!network && needsNetwork(state.run)) loadNetwork();
   if (!dirty) { dirty = true; requestAnimationFrame(paint); }
+}
+
+/** The network views (heatmaps, modules, the optimizer) load only for a run with a tensor,
+ * a module or an optimizer step: a scalar program's page never fetches them.
+ * <body data-network> says where they are ('loading', 'ready'). */
+const needs = new WeakMap();
+
+function needsNetwork(run) {
+  if (!needs.has(run)) {
+    needs.set(run, run.optimizer_steps?.length > 0 || run.passes.some((p) => p.graph
+      && (p.graph.bands?.length > 0 || p.graph.nodes.some((n) => n.shape.length > 0))));
+  }
+  return needs.get(run);
+}
+
+function loadNetwork() {
+  if (document.body.dataset.network) return;
+  document.body.dataset.network = 'loading';
+  import('./views/network/index.js').then(async (module) => {
+    await module.ready;
+    module.mount({ getState: () => state, dispatch });
+    network = module;
+    document.body.dataset.network = 'ready';
+    if (!dirty) { dirty = true; requestAnimationFrame(paint); }
+  });
 }
 
 function paint() {
@@ -59,13 +86,14 @@ function paint() {
   consoleView.render($('console'), state);
   narration.render(document.querySelector('.narration'), state);
   passes.render($('passes'), state);
-  graph.render($('graph-wrap'), state);
+  graph.render($('graph-wrap'), state, network);
   annotate.render($('graph-wrap'), state);
   minimap.render($('minimap'), state);
   controls.render(document.querySelector('.controls'), state);
   queue.render($('queue'), state);
   predicting?.paint(state);
-  leaves.render($('leaves'), $('leaves-more'), state);
+  leaves.render($('leaves'), $('leaves-more'), state, network);
+  network?.render(state);
   outside.render($('outside'), state);
   again.render(document.querySelector('.again'), state);
   const said = status();

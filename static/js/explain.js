@@ -9,6 +9,7 @@ import { callText, hooksSentence, ranWith, recordedBy, returnedText, sentReplace
 export function explainFrame(frame, run) {
   if (!frame.graph) return frame.pass?.summarized ? explainSummary(frame, run) : explainNoGraph(run);
   if (frame.end) return explainEnd(frame, run);
+  if (frame.optimizer) return explainOptimizer(frame);
   if (frame.j < 0) return explainStart(frame, run);
   return explainStep(frame);
 }
@@ -272,3 +273,24 @@ export function gradChanges(run) {
   const items = Object.keys(before).map((leaf) => `${leaf}.grad ${short(before[leaf])} → ${short(after[leaf])}`);
   return items.length ? listing(items) : 'no .grad changed';
 }
+
+/** The frame after a backward call's pops where optimizer.step() consumed its gradients. */
+function explainOptimizer(frame) {
+  const o = frame.optimizer;
+  const h = o.hyper;
+  const names = o.params.map((q) => q.name ?? 'a parameter');
+  const settings = o.kind === 'SGD'
+    ? [`lr ${h.lr}`, h.momentum ? `momentum ${h.momentum}` : '', h.dampening ? `dampening ${h.dampening}` : '',
+       h.weight_decay ? `weight_decay ${h.weight_decay}` : '', h.nesterov ? 'nesterov' : '', h.maximize ? 'maximize' : '']
+    : [`lr ${h.lr}`, `betas (${(h.betas ?? []).join(', ')})`, `eps ${h.eps}`,
+       h.weight_decay ? `weight_decay ${h.weight_decay}` : '', h.amsgrad ? 'amsgrad' : '', h.maximize ? 'maximize' : ''];
+  const rule = o.kind === 'Adam'
+    ? 'Adam keeps running averages of g (exp_avg) and of g² (exp_avg_sq), corrects their bias towards 0, and moves each value by lr · m̂ / (√v̂ + ε).'
+    : h.momentum ? 'SGD with momentum first updates the buffer, b ← μ·b + g (the first step starts it at g), then moves each value: w ← w − lr·b.'
+      : 'SGD moves each value against its gradient: w ← w − lr·g.';
+  return {
+    sentence: `The ${o.kind} optimizer's step() on line ${o.line} (${settings.filter(Boolean).join(', ')}) consumes the .grad this backward call wrote: it updates ${listing(names)} in place, under no_grad, so it records no node.`,
+    detail: `${rule} The optimizer panel shows each value before and after, and the rule with its numbers.`,
+  };
+}
+

@@ -10,7 +10,8 @@ export const SPEEDS = [0.5, 1, 2, 4];
 export const THEMES = ['auto', 'light', 'dark'];
 
 export function emptyRun(status = 'idle', source = '') {
-  return { status, source, passes: [], grads: {}, error: null, program: null, console: [], outside: [] };
+  return { status, source, passes: [], grads: {}, error: null, program: null, console: [], outside: [],
+           optimizer_steps: [] };
 }
 
 export function initialState(init = {}) {
@@ -91,9 +92,12 @@ export function fold(run, kind, data) {
       return { ...run, passes: withLast({ returned: data.returned }) };
     case 'console':
       return { ...run, console: [...run.console, data] };
+    case 'optimizer':
+      return { ...run, optimizer_steps: [...run.optimizer_steps, data] };
     case 'done':
       return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null,
-               console: run.console.length ? run.console : data.console ?? [], outside: data.outside ?? [] };
+               console: run.console.length ? run.console : data.console ?? [], outside: data.outside ?? [],
+               optimizer_steps: data.optimizer_steps ?? run.optimizer_steps };
     default:
       return run;
   }
@@ -114,6 +118,10 @@ export function timeline(run) {
     places.push({ p, j: -1 });
     if (!pass.summarized) pass.steps.forEach((_, j) => places.push({ p, j }));
     pops += pass.steps.length;
+    // Each optimizer.step() that consumed this pass's gradients: one frame after its pops.
+    (run.optimizer_steps ?? []).forEach((o, optimizer) => {
+      if (o.after_pass === p && pass.graph && !o.summarized) places.push({ p, j: pass.steps.length - 1, optimizer });
+    });
   });
   if (!places.length) places.push({ p: 0, j: -1 });
   const end = run.status === 'done' && pops > 0 && endDiffers(run);
@@ -176,7 +184,9 @@ function buildFrame(run, k) {
   const pass = run.passes[place.p] ?? null;
   const frame = { k, count: t.count, pops: t.pops, end: Boolean(place.end), passIndex: place.p,
                   pass, graph: pass?.graph ?? null, j: place.j, step: null, prevQueue: [],
-                  queue: [], nodes: new Map(), edges: new Map(), leaves: [], byId: new Map() };
+                  queue: [], nodes: new Map(), edges: new Map(), leaves: [], byId: new Map(),
+                  optimizer: place.optimizer === undefined ? null : run.optimizer_steps[place.optimizer] };
+  const after = place.end || frame.optimizer !== null;   // the pass's pops are all behind
   if (!pass || !pass.graph) return frame;
   const graph = pass.graph;
   graph.nodes.forEach((n) => frame.byId.set(n.id, n));
@@ -190,19 +200,19 @@ function buildFrame(run, k) {
   const j = place.j;
   for (let s = 0; s <= j; s++) {
     const step = pass.steps[s];
-    const current = s === j && !place.end;
+    const current = s === j && !after;
     for (const [id, count] of Object.entries(step.dependencies)) deps[id] = count;
     const node = nodes.get(step.node);
     node.status = step.error ? 'error' : current ? 'running' : 'done';
     node.grad = ranWith(step) ?? step.grad_text;   // after any hook that replaced it
     for (const sent of step.sent) {
       nodes.get(sent.to)?.received.push({ text: sent.text, from: step.node, edge: sent.edge });
-      frame.edges.set(`${step.node}:${sent.edge}`, { text: sent.text, current });
+      frame.edges.set(`${step.node}:${sent.edge}`, { text: sent.text, value: sent.value, current });
     }
     if (current || step.error) continue;
     step.released.forEach((name) => node.freed.add(name));
   }
-  if (j >= 0 && !place.end) {
+  if (j >= 0 && !after) {
     frame.step = pass.steps[j];
     const node = nodes.get(frame.step.node);
     frame.step.released.forEach((name) => node.freed.add(name));
@@ -210,7 +220,7 @@ function buildFrame(run, k) {
     frame.step.ready.forEach((id) => { if (nodes.has(id)) nodes.get(id).fresh = true; });
   }
   frame.prevQueue = j <= 0 ? [graph.root] : pass.steps[j - 1].queue;
-  frame.queue = place.end ? [] : j < 0 ? [graph.root] : pass.steps[j].queue;
+  frame.queue = after ? [] : j < 0 ? [graph.root] : pass.steps[j].queue;
   frame.queue.forEach((id, pos) => {
     const n = nodes.get(id);
     if (n) { n.queuePos = pos; if (n.status === 'waiting') n.status = 'ready'; }
@@ -220,7 +230,8 @@ function buildFrame(run, k) {
   return frame;
 }
 
-/** Each leaf's `.grad` as it stands at step k, from the server's own before/after texts. */
+/** Each leaf's `.grad` as it stands at step k, from the server's own before/after texts
+ * (and their JSON values, `gradData`). */
 function leafRows(run, t, place, k, graph) {
   const rows = [];
   const seen = new Set();
@@ -228,11 +239,11 @@ function leafRows(run, t, place, k, graph) {
   for (const n of graph.nodes) {
     if (n.leaf === null || seen.has(n.leaf)) continue;
     seen.add(n.leaf);
-    rows.push({ name: n.leaf, value: n.value, node: n.id, ...leafGrad(run, place, k, globalStart, n.leaf) });
+    rows.push({ name: n.leaf, value: n.value, data: n.data, node: n.id, ...leafGrad(run, place, k, globalStart, n.leaf) });
   }
   const order = Object.keys(run.grads);          // the program's order: leaves as created
   for (const name of order) {
-    if (!seen.has(name)) rows.push({ name, value: null, node: null, ...leafGrad(run, place, k, -1, name) });
+    if (!seen.has(name)) rows.push({ name, value: null, data: null, node: null, ...leafGrad(run, place, k, -1, name) });
   }
   const rank = (row) => { const i = order.indexOf(row.name); return i < 0 ? order.length : i; };
   return rows.map((row, i) => [rank(row), i, row]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((r) => r[2]);
@@ -243,9 +254,9 @@ function leafGrad(run, place, k, globalStart, leaf) {
     const final = run.grads[leaf];
     const written = lastWrites(run.passes, Infinity)[leaf];
     if (written && JSON.stringify(written.grad_after) === JSON.stringify(final)) {
-      return { grad: written.grad_after_text, write: null };
+      return { grad: written.grad_after_text, gradData: written.grad_after, write: null };
     }
-    return { grad: final === null || final === undefined ? null : plain(final), write: null };
+    return { grad: final === null || final === undefined ? null : plain(final), gradData: final ?? null, write: null };
   }
   const pass = run.passes[place.p];
   const offset = globalStart < 0 ? 0 : globalStart;
@@ -253,17 +264,18 @@ function leafGrad(run, place, k, globalStart, leaf) {
   let found = null;
   pass.steps.forEach((step, j) => {
     if (step.leaf !== leaf || step.error) return;
-    if (offset + j <= k) found = { step, current: j === place.j };
+    if (offset + j <= k) found = { step, current: j === place.j && place.optimizer === undefined };
     else if (before === null) before = { step };
   });
   if (found) {
     const { step, current } = found;
     const write = current ? (step.grad_before === null ? 'first' : 'add') : null;
-    return { grad: step.grad_after_text, write, before: step.grad_before_text, added: step.grad_text };
+    return { grad: step.grad_after_text, gradData: step.grad_after, write, before: step.grad_before_text,
+             added: step.grad_text };
   }
-  if (before) return { grad: before.step.grad_before_text, write: null };
+  if (before) return { grad: before.step.grad_before_text, gradData: before.step.grad_before, write: null };
   const earlier = lastWrites(run.passes.slice(0, place.p), Infinity)[leaf];
-  return { grad: earlier ? earlier.grad_after_text : null, write: null };
+  return { grad: earlier ? earlier.grad_after_text : null, gradData: earlier ? earlier.grad_after : null, write: null };
 }
 
 /** A final value the trace gives only as JSON (after the last pop): shown as is. */

@@ -54,13 +54,26 @@ def steps(trace: Trace) -> list[Step]:
 
 
 def final_grads(page: Any) -> dict[str, str]:
-    rows = page.locator("#leaves tbody tr")
+    """Each leaf's .grad as the leaves panel shows it: a scalar's in its row; a tensor's
+    (views/network/leaves.js: a row for its name, one for its heatmaps) by its printed text;
+    a module's header row names no leaf."""
+    page.wait_for_function("() => document.body.dataset.network !== 'loading'")
+    rows = page.locator("#leaves > tbody > tr")
     out = {}
     for i in range(rows.count()):
-        cells = rows.nth(i).locator("th, td")
-        grad = str(cells.nth(2).text_content())
-        grad = grad.replace("first write", "").replace("+=", "").strip()
-        out[str(cells.nth(0).text_content())] = grad
+        row = rows.nth(i)
+        kind = row.get_attribute("class") or ""
+        if "band-row" in kind or "tensor-values-row" in kind:
+            continue
+        name = row.locator("th").first
+        leaf = str(name.get_attribute("title") or name.text_content())
+        if "tensor-leaf" in kind:
+            printed = rows.nth(i + 1).locator("figure.tensor").filter(
+                has=page.locator(".tensor-label", has_text=".grad")).locator("pre.tensor-text")
+            out[leaf] = short(printed.text_content()) if printed.count() else "None"
+            continue
+        grad = str(row.locator("th, td").nth(2).text_content())
+        out[leaf] = grad.replace("first write", "").replace("+=", "").strip()
     return out
 
 

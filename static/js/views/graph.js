@@ -28,7 +28,9 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-export function render(root, state) {
+/** `ext`: the network views (views/network/index.js) once loaded, which add bands, collapsed
+ * modules and tensors' heatmaps to the drawing. */
+export function render(root, state, ext = null) {
   const svg = root.querySelector('svg.graph');
   const empty = root.querySelector('.graph-empty');
   const frame = frameAt(state.run, shownStep(state));
@@ -46,13 +48,14 @@ export function render(root, state) {
     return;
   }
   empty.hidden = true;
-  if (!view || view.graph !== frame.graph) {
+  if (!view || view.graph !== frame.graph || view.extOf !== ext) {
     if (view) { view.layer.remove(); view.overlay.remove(); }
-    view = build(svg, root.querySelector('.overlay'), frame.graph);
+    view = build(svg, root.querySelector('.overlay'), frame.graph, ext);
     views.set(svg, view);
   }
   const stepped = view.frame !== frame;
   if (stepped) update(view, frame, state);
+  view.ext?.sync(frame, state);
   placeCamera(root, view, cameraOf(state), state.box, stepped);
   view.frame = frame;
 }
@@ -62,7 +65,7 @@ export function render(root, state) {
 /** The graph in `svg`; what moves (gradients travelling, the glow of the node that runs)
  * as small HTML boxes in `overlayDiv`, animated by transform and opacity only, which the
  * compositor moves without repainting the graph (SVG children would repaint it all). */
-function build(svg, overlayDiv, graph) {
+function build(svg, overlayDiv, graph, ext = null) {
   const { width, height, offset } = drawing(graph);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('width', String(Math.ceil(width)));
@@ -81,6 +84,8 @@ function build(svg, overlayDiv, graph) {
                  byId, lastK: null, animations: [], frame: null, transform: '' };
   for (const n of graph.nodes) buildEdges(view, n, byId, edgeLayer, labelLayer);
   for (const n of graph.nodes) view.nodes.set(n.id, buildNode(n, nodeLayer));
+  view.extOf = ext;
+  view.ext = ext ? ext.decorate(view, { layer, edgeLayer, nodeLayer }) : null;
   return view;
 }
 

@@ -6,12 +6,18 @@ import { frameAt, shownStep } from '../store.js';
 
 export const SHORT_LIST = 8;
 
-export function render(root, more, state) {
+/** `ext`: the network views (views/network/index.js) once loaded: parameters per module,
+ * tensors as heatmaps. */
+export function render(root, more, state, ext = null) {
   const frame = frameAt(state.run, shownStep(state));
   const long = frame.leaves.length > SHORT_LIST + 1;
   const open = state.ui.leavesOpen || !long;
   const shown = open ? frame.leaves : frame.leaves.filter((leaf, i) => i < SHORT_LIST || leaf.write);
-  root.querySelector('tbody').replaceChildren(...(frame.pass?.summarized ? [notKept()] : shown.map(row)));
+  const rows = frame.pass?.summarized ? [notKept()] : ext?.leafRows(shown, frame, state, row) ?? shown.map(row);
+  const body = root.querySelector('tbody');
+  // The same rows (a network's are kept while they show the same values) stay in place, so
+  // a focused heatmap keeps its focus.
+  if (rows.length !== body.children.length || rows.some((r, i) => body.children[i] !== r)) body.replaceChildren(...rows);
   more.hidden = !long;
   if (long) {
     const text = open ? 'Show fewer leaves' : `Show all ${frame.leaves.length} leaves`;
