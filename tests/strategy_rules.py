@@ -10,6 +10,8 @@ value of a vector, an inference tensor saved for backward.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from hypothesis import strategies as st
 
 from tests.program_parts import (
@@ -94,7 +96,9 @@ def grad_mode_programs(draw: Draw) -> str:
     if chance(draw, 4):
         code.add(f"{pick(draw, ['x', 'd'] if 'd' in names and 'd' not in inference else ['x'])}"
                  ".requires_grad_()")
-    code.add(f"loss = ({pointwise(draw, names)}){'.sum()' if shape else ''}")
+    # mostly something that requires grad (w's product); now and then maybe not
+    loss = pointwise(draw, names) if chance(draw, 5) else f"({pointwise(draw, names)}) * w"
+    code.add(f"loss = ({loss}){'.sum()' if shape else ''}")
     if plain or draw(st.booleans()):
         code.add("loss.backward()")
     code.add("print(" + ", ".join(f"{n}.grad" for n in names if n in ("x", "w", "b", "d")) + ")")
@@ -107,51 +111,56 @@ SAVING = ("{a} * {b}", "{a}.sin()", "{a}.exp()", "{a} ** 2", "{a}.tanh()", "{a} 
           "{a}.sigmoid()", "{a} / 2.0", "{a}.relu()")
 IN_PLACE = ("{t}.add_({k})", "{t}.sub_({o})", "{t}.mul_({k})", "{t}.div_(2.0)", "{t} += {k}",
             "{t} -= {o}", "{t} *= {o}", "{t} /= 4.0", "{t}.zero_()", "{t}.neg_()",
-            "{t}[0] = {k}", "{t}[1] = {o}[0]", "{t}.copy_({o})", "{t}.div_({o})")
-# The lab gets these wrong today (KNOWN in test_differential_known.py), so the random
-# programs hold them back until it does, and the rest stays tested:
-# in-place functions that save their input or their result,
-IN_PLACE_HELD_BACK = ("{t}.clamp_(min=-1.0, max=1.0)", "{t}.sin_()", "{t}.exp_()",
-                      "{t}.tanh_()", "{t}.abs_()", "{t}.sigmoid_()")
-# and, when both tensors require grad, products and quotients (which save the original
-# self); index assignment into a leaf that requires grad (the message about its view).
-BOTH_GRAD_HELD_BACK = ("{t} *= {o}", "{t}.div_({o})")
-LEAF_HELD_BACK = ("{t}[0] = {k}", "{t}[1] = {o}[0]")
+            "{t}[0] = {k}", "{t}[1] = {o}[0]", "{t}.copy_({o})", "{t}.div_({o})",
+            "{t}.clamp_(min=-1.0, max=1.0)", "{t}.sin_()", "{t}.exp_()", "{t}.tanh_()",
+            "{t}.abs_()", "{t}.sigmoid_()")
 
 
-def _in_place_step(draw: Draw, code: Code, names: list[str], leaves: list[str],
-                   grads: set[str]) -> None:
-    """One step: a forward op, an in-place change, a detach or a version printed; `grads`
-    holds the names whose tensors require grad."""
-    kind = pick(draw, ["forward", "forward", "in_place", "in_place", "detach", "version"])
+@dataclass
+class _Tensors:
+    """The in-place programs' tensors by name: which are leaves that require grad, which
+    require grad at all, which a forward op has used (and may have saved)."""
+
+    names: list[str]
+    leaves: list[str]
+    grads: set[str] = field(default_factory=set)
+    used: list[str] = field(default_factory=list)
+
+
+def _in_place_step(draw: Draw, code: Code, t: _Tensors) -> None:
+    """One step: a forward op, an in-place change, a detach or a version printed."""
+    kind = pick(draw, ["forward", "forward", "in_place", "in_place", "in_place", "detach",
+                       "version"])
     if kind in ("forward", "detach"):
-        a, b = pick(draw, names), pick(draw, names)
-        name = f"{kind[0]}{len(names)}"
+        a, b = pick(draw, t.names), pick(draw, t.names)
+        name = f"{kind[0]}{len(t.names)}"
         text = pick(draw, SAVING).format(a=a, b=b) if kind == "forward" else f"{a}.detach()"
         code.add(f"{name} = {text}")
-        names.append(name)
-        if kind == "forward" and grads & {a, b}:
-            grads.add(name)
+        t.names.append(name)
+        if kind == "forward":
+            t.used += [a, b]
+            if t.grads & {a, b}:
+                t.grads.add(name)
         return
-    target = pick(draw, names)
+    # mostly a tensor that a forward op used: maybe saved, so changing it breaks the
+    # backward that needs it
+    target = pick(draw, t.used if t.used and not chance(draw, 3) else t.names)
     if kind == "version":
         code.add(f"print({target}._version)")
         return
     # a leaf that requires grad only now and then: PyTorch refuses at once
-    if target in leaves and not chance(draw, 4):
-        target = pick(draw, [n for n in names if n not in leaves] or names)
-    other = pick(draw, names)
-    held_back = (BOTH_GRAD_HELD_BACK if target in grads and other in grads else ()) + (
-        LEAF_HELD_BACK if target in leaves else ())
-    line = pick(draw, [f for f in IN_PLACE if f not in held_back])
+    if target in t.leaves and not chance(draw, 4):
+        target = pick(draw, [n for n in t.names if n not in t.leaves] or t.names)
+    other = pick(draw, t.names)
+    line = pick(draw, IN_PLACE)
     text = line.format(t=target, k=pick(draw, SMALL), o=other)
-    if target in leaves and draw(st.booleans()):
+    if target in t.leaves and draw(st.booleans()):
         with code.block("with torch.no_grad()"):
             code.add(text)
     else:
         code.add(text)
-    if other in grads and "{o}" in line:
-        grads.add(target)
+    if other in t.grads and "{o}" in line:
+        t.grads.add(target)
 
 
 @st.composite
@@ -163,17 +172,19 @@ def in_place_programs(draw: Draw) -> str:
         code.add("import torch")
     code.add(f"a = {tensor(draw, (3,), grad=True)}")
     code.add(f"c = {tensor(draw, (3,))}")
-    names, leaves = ["a", "c"], ["a"]
+    t = _Tensors(["a", "c"], ["a"])
     if draw(st.booleans()):
         code.add(f"e = {tensor(draw, (3,), grad=True)}")
-        names.append("e")
-        leaves.append("e")
-    grads = set(leaves)
+        t.names.append("e")
+        t.leaves.append("e")
+    t.grads = set(t.leaves)
     for _ in range(draw(st.integers(2, 5))):
-        _in_place_step(draw, code, names, leaves, grads)
-    code.add(f"loss = ({pointwise(draw, names[-3:] + leaves, 1)}).sum()")
+        _in_place_step(draw, code, t)
+    # every node made on the way, so that a saved tensor changed in place is met
+    made = [n for n in t.names if n.startswith("f")] or t.names[-1:]
+    code.add(f"loss = ({' + '.join(made)} + {pick(draw, t.leaves)}).sum()")
     code.add("loss.backward()")
-    code.add("print(" + ", ".join(f"{n}.grad" for n in leaves) + ")")
+    code.add("print(" + ", ".join(f"{n}.grad" for n in t.leaves) + ")")
     return code.text()
 
 
@@ -200,6 +211,8 @@ def _training_step(draw: Draw, code: Code, function: bool) -> None:
         if draw(st.booleans()):
             with code.block("else"):
                 code.add("print(step, loss.item() > 1.0, w.grad)")
+    if chance(draw, 3):
+        code.add("print(step, loss.item(), w.grad.item())")
     update = pick(draw, UPDATES)
     with code.block("with torch.no_grad()"):
         for p in ("w", "b"):

@@ -27,9 +27,10 @@ except ImportError:  # pragma: no cover - depends on the environment
     pytest.skip("torch is not installed: the differential tests compare with live PyTorch "
                 "(pip install torch==2.13.0)", allow_module_level=True)
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from tests import differential
 from tests.differential import lab, report, rounding_only
 from tests.matching import differences, load_corpora, printed_text
 from tests.program_strategy import programs
@@ -126,8 +127,9 @@ def check_random(source: str) -> None:
     want = record(source)
     got = lab(source)
     diffs = differences(got, want)
-    if diffs:
-        assume(not rounding_only(source, got, want))
+    if diffs and rounding_only(source, got, want):
+        event("float32 rounding alone decides a difference")
+        assume(False)
     assert not diffs, report(source, diffs)
 
 
@@ -143,16 +145,17 @@ def random_test(strategy: st.SearchStrategy[str], examples: int) -> Callable[...
     return test
 
 
-# The counts keep the module near a minute on two cores; each part takes about as long.
-test_random_arithmetic_matches_pytorch = random_test(programs(), 60)
-test_random_grad_modes_match_pytorch = random_test(grad_mode_programs(), 30)
-test_random_in_place_changes_match_pytorch = random_test(in_place_programs(), 40)
-test_random_loops_match_pytorch = random_test(loop_programs(), 20)
-test_random_autograd_grad_matches_pytorch = random_test(autograd_grad_programs(), 30)
-test_random_hooks_match_pytorch = random_test(hook_programs(), 30)
-test_random_custom_functions_match_pytorch = random_test(custom_function_programs(), 25)
-test_random_networks_match_pytorch = random_test(network_programs(), 40)
-test_random_modules_match_pytorch = random_test(module_programs(), 20)
+# The counts keep the module near a minute on two cores (about 40 s when this machine is
+# quiet; the corpora take a third of it).
+test_random_arithmetic_matches_pytorch = random_test(programs(), 150)
+test_random_grad_modes_match_pytorch = random_test(grad_mode_programs(), 90)
+test_random_in_place_changes_match_pytorch = random_test(in_place_programs(), 120)
+test_random_loops_match_pytorch = random_test(loop_programs(), 50)
+test_random_autograd_grad_matches_pytorch = random_test(autograd_grad_programs(), 90)
+test_random_hooks_match_pytorch = random_test(hook_programs(), 90)
+test_random_custom_functions_match_pytorch = random_test(custom_function_programs(), 75)
+test_random_networks_match_pytorch = random_test(network_programs(), 120)
+test_random_modules_match_pytorch = random_test(module_programs(), 50)
 
 
 def test_ill_conditioned_programs_are_recognised() -> None:
@@ -170,13 +173,41 @@ def test_ill_conditioned_programs_are_recognised() -> None:
     assert differences(nudged, want) and not rounding_only(tame, nudged, want)
     misprinted = {**want, "printed": [want["printed"][0].replace(")", "1)")]}
     assert differences(misprinted, want) and not rounding_only(tame, misprinted, want)
+    number = differential.NUMBER.findall(want["printed"][0])[0]
+    far = {**want, "printed": [want["printed"][0].replace(number, f"{float(number) + 1:.4f}")]}
+    assert differences(far, want) and not rounding_only(tame, far, want)
+    # float32 decides every digit of sin(0.41 * 33333333): torch's float64 run prints
+    # -0.2110 where its float32 run prints 0.3121, so any number passes on that line
+    chaos = "a = 0.41\ny = (a * 33333333.0).sin()\nprint(y)\n"
+    want = record(chaos)
+    assert want["printed"] != record(chaos, float64=True)["printed"]
+    other = {**want, "printed": [want["printed"][0].replace("0.3121", "-0.9000")]}
+    assert differences(other, want) and rounding_only(chaos, other, want)
 
 
-def test_printed_noise_around_zero_is_rounding() -> None:
-    """A gradient that is 0 but for rounding prints its noise; float64 prints other noise."""
+def test_printed_numbers_may_round_but_text_and_form_may_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gradient that is 0 in exact arithmetic prints PyTorch's float32 noise (4.8731e-08
+    here): exact zeros are no disagreement, nor is a last digit. Other text is, and so is
+    a number's form; a signed zero only while SIGNED_ZEROS_KNOWN says it is known."""
     source = ("import torch\np = torch.tensor([0.5, -1.0], requires_grad=True)\n"
-              "loss = torch.log_softmax(p, dim=0).sum() * 0 + torch.softmax(p, dim=0).sum()\n"
-              "loss.backward()\nprint(p.grad)\n")
+              "loss = torch.softmax(p, dim=0).sum()\nloss.backward()\nprint(p.grad)\n"
+              "print(p * 0, p.sum())\n")
     want = record(source)
-    noise = {**want, "printed": ["tensor([1.1921e-07, -5.9605e-08])"]}
-    assert rounding_only(source, noise, want) or want["printed"] == noise["printed"]
+    assert want["printed"][1] == "tensor([0., -0.], grad_fn=<MulBackward0>) " \
+        "tensor(-0.5000, grad_fn=<SumBackward0>)"
+
+    def printing(*lines: str) -> dict[str, Any]:
+        return {**want, "printed": list(lines)}
+
+    exact = printing("tensor([0., 0.])", want["printed"][1])
+    assert differences(exact, want) and rounding_only(source, exact, want)
+    digit = printing(want["printed"][0], want["printed"][1].replace("0.5000", "0.4999"))
+    assert rounding_only(source, digit, want)
+    for wrong in ("-0.4990", "-0.5", "-0.5000, dtype=torch.float32"):
+        changed = printing(want["printed"][0], want["printed"][1].replace("-0.5000", wrong))
+        assert not rounding_only(source, changed, want), wrong
+    signed = printing(want["printed"][0], want["printed"][1].replace("[0.", "[-0."))
+    assert rounding_only(source, signed, want)
+    monkeypatch.setattr(differential, "SIGNED_ZEROS_KNOWN", False)
+    assert not rounding_only(source, signed, want)
