@@ -35,7 +35,8 @@ class AccumulateGrad(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (new_grad,) = grads
         assert new_grad is not None
-        accumulate(self.variable, new_grad)
+        if self.variable.requires_grad:   # `requires_grad_(False)` since: nothing written
+            accumulate(self.variable, new_grad)
         return []
 
 

@@ -196,6 +196,11 @@ class GraphTask:
             for input_nr, index in info.captures:
                 self.captured[index] = grads[input_nr]
         try:
+            grads = call_pre_hooks(node, call_tensor_pre_hooks(node, grads, hooks), hooks)
+        except TorchError as error:       # before the node ran: not one of its steps
+            return NodePopped(node.id, name, node.sequence_nr, leaf, first,
+                              queue=self._queue(), error=error, hooks=hooks, ran=False)
+        try:
             outputs = self.call_function(node, grads, hooks)
         except TorchError as error:
             return NodePopped(node.id, name, node.sequence_nr, leaf, first,
@@ -233,8 +238,7 @@ class GraphTask:
 
     def call_function(self, node: Node, grads: list[Tensor | None],
                       hooks: list[HookCall]) -> list[Tensor | None]:
-        """Hooks around `apply`, in PyTorch's order (Note [Hook order])."""
-        grads = call_pre_hooks(node, call_tensor_pre_hooks(node, grads, hooks), hooks)
+        """`apply` and the post-hooks, the pre-hooks having run (Note [Hook order])."""
         if all(g is None for g in grads) and type(node) is not GraphRoot:
             outputs: list[Tensor | None] = [None] * len(node.next_edges)
         else:

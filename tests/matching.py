@@ -34,10 +34,18 @@ def load_cases(path: Path = CASES_PATH) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+OWN_CORPUS_DIR = TESTS / "data" / "corpus"
+
+
 def load_corpora() -> list[dict[str, Any]]:
-    """Every public corpus's cases, each with its corpus's name under "corpus"."""
-    return [{**case, "corpus": name} for name in CORPORA
-            for case in load_cases(CORPORA_DIR / f"{name}.jsonl")]
+    """Every public corpus's cases, then the lab's own (tests/data/corpus: course-style
+    programs recorded from PyTorch 2.13 the same way), each with its corpus's name under
+    "corpus"."""
+    public = [{**case, "corpus": name} for name in CORPORA
+              for case in load_cases(CORPORA_DIR / f"{name}.jsonl")]
+    own = [{**case, "corpus": path.stem} for path in sorted(OWN_CORPUS_DIR.glob("*.jsonl"))
+           for case in load_cases(path)]
+    return public + own
 
 
 def printed_text(line: str) -> str:

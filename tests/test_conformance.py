@@ -69,6 +69,7 @@ def test_corpora_are_the_published_ones() -> None:
     counts = {name: sum(c["corpus"] == name for c in CASES)
               for name in ("cases", "rules", "network", "modules")}
     assert counts == {"cases": 65, "rules": 50, "network": 40, "modules": 24}
+    assert sum(c["id"].startswith("lab-") for c in CASES) >= 500     # the lab's own
     assert len({c["id"] for c in CASES}) == len(CASES)
     if SHARED_CHECK.exists():       # the copies are current
         shared = SHARED_CHECK.parent

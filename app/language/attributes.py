@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.language import pytorch_names
+from app.language.size import Size
 from app.language.values import (
     BoundMethod,
     Builtin,
@@ -18,7 +19,6 @@ from app.language.values import (
     Namespace,
     PyType,
     ReturnTypes,
-    Size,
     UserFunction,
     Value,
     type_name,

@@ -11,12 +11,12 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.language.size import Size
 from app.language.values import (
     Builtin,
     Namespace,
     PyType,
     ReturnTypes,
-    Size,
     Value,
     py_str,
     type_name,

@@ -7,7 +7,8 @@ from __future__ import annotations
 import string
 from typing import TYPE_CHECKING, Any
 
-from app.language.values import Builtin, Size, Value, py_str, type_name
+from app.language.size import Size
+from app.language.values import Builtin, Value, py_str, type_name
 from engine.errors import TorchError
 
 if TYPE_CHECKING:

@@ -178,9 +178,18 @@ def _linear(interp: Interpreter, a: Kwargs) -> Tensor:
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """`F.linear`: addmm for a batch with a bias, else a matmul (plus the bias)."""
+    """`F.linear` as `at::linear` does it: addmm for a matrix with a bias; any other
+    contiguous input with a bias viewed as rows, addmm, viewed back (`_flatten_nd_linear`);
+    else a matmul, plus the bias."""
     if x.ndim == 2 and bias is not None:
         return functions.addmm(bias, x, functions.t(weight))
+    if bias is not None and x.ndim >= 1 and x.data.flags.c_contiguous:
+        rows = 1
+        for d in x.shape[:-1]:
+            rows *= d
+        flat = functions.view(x, (rows, x.shape[-1]))
+        out = functions.addmm(bias, flat, functions.t(weight))
+        return functions.view(out, x.shape[:-1] + out.shape[1:])
     out = functions.matmul(x, functions.t(weight))
     return functions.add(out, bias) if bias is not None else out
 

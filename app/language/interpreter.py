@@ -36,6 +36,7 @@ from app.language.events import (
     Warned,
 )
 from app.language.parse import SourceError
+from app.language.size import Size
 from app.language.values import (
     Addresses,
     BoundMethod,
@@ -45,7 +46,6 @@ from app.language.values import (
     Namespace,
     PyType,
     ReturnTypes,
-    Size,
     UserFunction,
     Value,
     py_repr,
@@ -536,13 +536,12 @@ class Interpreter:
                 return operators.unary(self, expr.op, self.eval(expr.operand, frame))
             if isinstance(expr, ir.Compare):
                 return self.eval_compare(expr, frame)
-            if isinstance(expr, ir.BoolOp):
-                result: Value = None
-                for value in expr.values:
+            if isinstance(expr, ir.BoolOp):       # the last operand is not tested
+                for value in expr.values[:-1]:
                     result = self.eval(value, frame)
                     if self.truth(result) == (expr.op == "or"):
                         return result
-                return result
+                return self.eval(expr.values[-1], frame)
             if isinstance(expr, ir.IfExp):
                 chosen = expr.body if self.truth(self.eval(expr.test, frame)) else expr.orelse
                 return self.eval(chosen, frame)

@@ -10,6 +10,7 @@ PyTorch's. nn.Linear draws its initial weights from the run's generator exactly 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -422,6 +423,48 @@ def _check_features(n: Value, what: str) -> int:
     return n
 
 
+# Layers with settings: each applies a function of its settings `a` and the input. (Plain
+# functions, not lambdas in lambdas, which mypyc cannot compile.)
+def _gelu(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.gelu(x, a["approximate"])
+
+
+def _leaky_relu(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.leaky_relu(x, a["negative_slope"])
+
+
+def _softplus(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.softplus(x, a["beta"], a["threshold"])
+
+
+def _elu(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.elu(x, a["alpha"])
+
+
+def _softmax(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.softmax(x, a["dim"])
+
+
+def _log_softmax(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.log_softmax(x, a["dim"])
+
+
+def _identity(a: dict[str, Value], x: Tensor) -> Tensor:
+    return x
+
+
+def _flatten(a: dict[str, Value], x: Tensor) -> Tensor:
+    return functions.flatten(x, a["start_dim"], a["end_dim"])
+
+
+def _configured(kind: str, spec: str, apply: Callable[[dict[str, Value], Tensor], Tensor],
+                extra: Callable[[dict[str, Value]], str]) -> Builtin:
+    def make(interp: Interpreter, a: dict[str, Value]) -> Module:
+        return Elementwise(kind, functools.partial(apply, a), extra(a))
+
+    return _layer(kind, spec, make)
+
+
 NN_MEMBERS: dict[str, Value] = {
     "Module": PyType("torch.nn.Module", lambda v: isinstance(v, Module), None),
     "Parameter": PyType("torch.nn.parameter.Parameter",
@@ -440,27 +483,21 @@ NN_MEMBERS: dict[str, Value] = {
     "Tanh": _activation("Tanh", functions.tanh, ""),
     "Sigmoid": _activation("Sigmoid", functions.sigmoid, ""),
     "SiLU": _activation("SiLU", functions.silu),
-    "GELU": _layer("GELU", "approximate='none'", lambda interp, a: Elementwise(
-        "GELU", lambda x: functions.gelu(x, a["approximate"]),
-        f"approximate='{a['approximate']}'" if a["approximate"] != "none" else "")),
-    "LeakyReLU": _layer("LeakyReLU", "negative_slope=0.01, inplace=False",
-                        lambda interp, a: Elementwise(
-                            "LeakyReLU", lambda x: functions.leaky_relu(x, a["negative_slope"]),
-                            f"negative_slope={a['negative_slope']}")),
-    "Softplus": _layer("Softplus", "beta=1.0, threshold=20.0", lambda interp, a: Elementwise(
-        "Softplus", lambda x: functions.softplus(x, a["beta"], a["threshold"]),
-        f"beta={a['beta']}, threshold={a['threshold']}")),
-    "ELU": _layer("ELU", "alpha=1.0, inplace=False", lambda interp, a: Elementwise(
-        "ELU", lambda x: functions.elu(x, a["alpha"]), f"alpha={a['alpha']}")),
-    "Softmax": _layer("Softmax", "dim=None", lambda interp, a: Elementwise(
-        "Softmax", lambda x: functions.softmax(x, a["dim"]), f"dim={a['dim']}")),
-    "LogSoftmax": _layer("LogSoftmax", "dim=None", lambda interp, a: Elementwise(
-        "LogSoftmax", lambda x: functions.log_softmax(x, a["dim"]), f"dim={a['dim']}")),
-    "Identity": _layer("Identity", "*args", lambda interp, a: Elementwise(
-        "Identity", lambda x: x)),
-    "Flatten": _layer("Flatten", "start_dim=1, end_dim=-1", lambda interp, a: Elementwise(
-        "Flatten", lambda x: functions.flatten(x, a["start_dim"], a["end_dim"]),
-        f"start_dim={a['start_dim']}, end_dim={a['end_dim']}")),
+    "GELU": _configured("GELU", "approximate='none'", _gelu,
+                        lambda a: f"approximate='{a['approximate']}'"
+                        if a["approximate"] != "none" else ""),
+    "LeakyReLU": _configured("LeakyReLU", "negative_slope=0.01, inplace=False", _leaky_relu,
+                             lambda a: f"negative_slope={a['negative_slope']}"),
+    "Softplus": _configured("Softplus", "beta=1.0, threshold=20.0", _softplus,
+                            lambda a: f"beta={a['beta']}, threshold={a['threshold']}"),
+    "ELU": _configured("ELU", "alpha=1.0, inplace=False", _elu,
+                       lambda a: f"alpha={a['alpha']}"),
+    "Softmax": _configured("Softmax", "dim=None", _softmax, lambda a: f"dim={a['dim']}"),
+    "LogSoftmax": _configured("LogSoftmax", "dim=None", _log_softmax,
+                              lambda a: f"dim={a['dim']}"),
+    "Identity": _configured("Identity", "*args", _identity, lambda a: ""),
+    "Flatten": _configured("Flatten", "start_dim=1, end_dim=-1", _flatten,
+                           lambda a: f"start_dim={a['start_dim']}, end_dim={a['end_dim']}"),
     "Dropout": _layer("Dropout", "p=0.5, inplace=False", lambda interp, a: _Dropout(a["p"])),
     "MSELoss": _loss("MSELoss", loss.mse_loss),
     "L1Loss": _loss("L1Loss", loss.l1_loss),

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from app.language.values import ReturnTypes, Size, Value, py_str, type_name
+from app.language.size import Size
+from app.language.values import ReturnTypes, Value, py_str, type_name
 from engine import functions
 from engine.errors import TorchError
 from engine.functions import inplace, setitem

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.language.args import Signature, sizes
-from app.language.values import BoundMethod, Builtin, Size, Value, function_name, type_name
+from app.language.size import Size
+from app.language.values import BoundMethod, Builtin, Value, function_name, type_name
 from engine import dtypes, functions, hooks, op_errors
 from engine import errors as torch_errors
 from engine.dtypes import DType

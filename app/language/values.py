@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.language.size import Size
 from engine.custom_function import FunctionNode
 from engine.dtypes import DType
 from engine.node import Node, RemovableHandle
@@ -19,7 +20,7 @@ from engine.tensor import Tensor
 
 if TYPE_CHECKING:
     from app.language.interpreter import Frame, Interpreter
-    from app.language.program import ClassDef, FunctionDef, Lambda
+from app.language.program import ClassDef, FunctionDef, Lambda
 
 Value = Any
 Args = list[Value]
@@ -135,18 +136,6 @@ class ContextManager:
         self.hooks = hooks
         self.previous: list[Any] = []
         self.label = label                # its class path, for its repr
-
-
-class Size(tuple):  # type: ignore[type-arg]
-    """`torch.Size`: a tuple of ints that prints as `torch.Size([2, 3])`."""
-
-    __slots__ = ()
-
-    def numel(self) -> int:
-        n = 1
-        for d in self:
-            n *= d
-        return n
 
 
 class ReturnTypes:

@@ -206,6 +206,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise errors.TorchError("ValueError", op_errors.target_size(target.shape, input.shape))
+    if not target.is_floating_point:      # ATen's `(1 - target).mul_(input)` cannot cast
+        raise errors.TorchError("RuntimeError", op_errors.cannot_cast(input.dtype,
+                                                                      target.dtype))
     dt = input.data.dtype
     x, y = input.data, target.data.astype(dt)
     one = dt.type(1)

@@ -9,7 +9,7 @@ copies. Each backward puts the gradient back where the values came from, in zero
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -45,7 +45,7 @@ def _taken(grad: Tensor, where: tuple[Any, ...], node_type: type[Node]) -> Tenso
 class _Taking(Node):
     """A node whose forward took part of a tensor: backward places grad in zeros."""
 
-    placing: type[Node]
+    placing: ClassVar[type[Node]]
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
@@ -57,7 +57,7 @@ class _Taking(Node):
 class _Placing(Node):
     """A backward node that placed a gradient in zeros: its own backward takes it out."""
 
-    taking: type[Node]
+    taking: ClassVar[type[Node]]
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads

@@ -62,7 +62,10 @@ def _write(self: Tensor, result: Tensor) -> None:
 def inplace(self: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     """`self.op_(...)`: see Note [In-place ops]. `compute` is the out-of-place op."""
     check_inplace(self)
-    result = compute(_as_before(self))
+    before = _as_before(self)
+    result = compute(before)
+    if result.grad_fn is not None:
+        _clone_saved_original(result.grad_fn, before)
     _write(self, result)
     self.bump_version()
     if result.grad_fn is not None:
@@ -70,12 +73,30 @@ def inplace(self: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     return self
 
 
+def _clone_saved_original(node: Node, before: Tensor) -> None:
+    """Where the op's node saved the tensor as it was (`sin_`'s self, `mul_`'s self for
+    the other's gradient), PyTorch saved `original_self = self.clone()`, made just after
+    the node: a CloneBackward0 that takes the next sequence number, and through which a
+    second derivative reaches the old history."""
+    from engine.functions.shape import CloneBackward0
+
+    if not before.requires_grad:
+        return
+    for var in node.saved.values():
+        if var.is_tensor and not var.is_output and var.value is before:
+            clone_node = CloneBackward0(before.ctx, [before])
+            clone_node.input_metadata = [InputMetadata(before.shape, before.dtype)]
+            before.grad_fn = clone_node
+            before.output_nr = 0
+            return
+
+
 def rebase_history(self: Tensor, node: Node) -> None:
     """Make `node` the tensor's grad_fn (through its base for a view)."""
     for saved in node.saved.values():
         if saved.is_tensor and saved.is_output:      # the result is the tensor itself now
             saved.value = Tensor(self.data, self.ctx)
-            saved.value.version_counter = self.version_counter
+            saved.value.version_counter = saved.version_counter = self.version_counter
             saved.saved_version = self.version
     node.input_metadata = [InputMetadata(self.shape, self.dtype)]
     if self.base is None:

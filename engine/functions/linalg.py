@@ -234,11 +234,15 @@ class SqueezeBackward4(Node):
 
 
 def matmul(self: Tensor, other: Tensor) -> Tensor:
-    """`self @ other` for operands up to 2-D."""
+    """`self @ other` for operands up to 2-D, and a batch of rows times a matrix or a
+    vector (folded into one mm or mv, as `_matmul_impl` folds it)."""
     from engine.functions.dims import unsqueeze
 
     if self.ndim == 0 or other.ndim == 0:
         raise errors.TorchError("RuntimeError", op_errors.matmul_0d(self.ndim, other.ndim))
+    if self.ndim >= 3 and other.ndim <= 2 and (
+            other.requires_grad or self.data.flags.c_contiguous):
+        return _folded(self, other)
     if self.ndim > 2 or other.ndim > 2:
         raise errors.TorchError("UnsupportedError", "the lab multiplies matrices of up to 2 "
                                 "dimensions (batched matmul is not supported)")
@@ -254,6 +258,19 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
     if node:
         node.save("dim", 0)
     return out
+
+
+def _folded(self: Tensor, other: Tensor) -> Tensor:
+    """`should_fold`: self's leading dims folded into rows (`reshape`), one mm or mv, and
+    the result given self's leading dims back (`_unsafe_view`)."""
+    from engine.functions.shape import reshape, unsafe_view
+
+    rows = 1
+    for d in self.shape[:-1]:
+        rows *= d
+    folded = reshape(self, (rows, self.shape[-1]))
+    product = mm(folded, other) if other.ndim == 2 else mv(folded, other)
+    return unsafe_view(product, self.shape[:-1] + product.shape[1:])
 
 
 def outer(self: Tensor, vec2: Tensor) -> Tensor:

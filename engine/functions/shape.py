@@ -148,9 +148,13 @@ def reshape(self: Tensor, shape: Shape) -> Tensor:
     shape = infer_size(tuple(shape), self.numel())
     if compute_stride(self.shape, _element_strides(self.data), shape) is not None:
         return view(self, shape)
-    copy = clone(self)
-    values = np.ascontiguousarray(copy.data).reshape(shape)
-    out, node = record(UnsafeViewBackward0, [copy], values, copy)
+    return unsafe_view(clone(self), shape)
+
+
+def unsafe_view(self: Tensor, shape: Shape) -> Tensor:
+    """`at::_unsafe_view`: new sizes for a contiguous result, not tracked as a view."""
+    values = np.ascontiguousarray(self.data).reshape(shape)
+    out, node = record(UnsafeViewBackward0, [self], values, self)
     if node:
         node.save("self_sym_sizes", self.shape)
     return out
