@@ -9,7 +9,7 @@ rejected before the program ran.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class Span:
 class Const:
     """A literal: a number, True/False/None, a string, or `...`."""
 
-    value: object
+    value: Any                        # (Any, not object: mypyc resolves the name)
     span: Span
 
 
