@@ -62,6 +62,11 @@ def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
         grad.bump_version()
     for hook in list(leaf.post_accumulate_hooks):
         returned: Any = hook(leaf)
+        if ctx.hook_calls is not None:
+            from engine.events import HookCall
+
+            ctx.hook_calls.append(HookCall("post_accumulate", leaf.name or "leaf",
+                                           leaf.grad.data.copy(), None, False))
         if returned is not None:
             from engine import errors
 

@@ -56,6 +56,7 @@ class AutogradContext:
         # needed nodes): `task_should_compute_output` consults them.
         self.applying: Any = None
         self.exec_info: Any = None
+        self.hook_calls: Any = None            # the pop's HookCalls, for those inside apply
         self._generator: Any = None
         self.replay_seed: int | None = None    # a seed to draw from instead of a fresh one
         self.fresh_seed: int | None = None     # the seed a fresh generator drew

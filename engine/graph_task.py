@@ -243,11 +243,11 @@ class GraphTask:
             outputs: list[Tensor | None] = [None] * len(node.next_edges)
         else:
             ctx = node.ctx
-            ctx.applying, ctx.exec_info = node, self.exec_info
+            ctx.applying, ctx.exec_info, ctx.hook_calls = node, self.exec_info, hooks
             try:
                 outputs = node.apply(_materialize(node, grads))
             finally:
-                ctx.applying = ctx.exec_info = None
+                ctx.applying = ctx.exec_info = ctx.hook_calls = None
         if len(outputs) != len(node.next_edges):
             raise TorchError("RuntimeError", errors.wrong_number_of_gradients(
                 node.node_name, len(node.next_edges), len(outputs)))

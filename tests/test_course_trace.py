@@ -1,11 +1,9 @@
-"""What the lab page reads from the trace for the course's programs (issue 11) and does not
-find yet: each a strict xfail naming the field, so it turns green when the trace has it.
+"""What the lab page reads from the trace for the course's programs (issue 11): the fields
+it once did not find.
 What PyTorch does is pinned by the program's own output under live torch (the console's
 order) and by the reference (hooks fire at AccumulateGrad after the .grad write, §7)."""
 
 from __future__ import annotations
-
-import pytest
 
 from app.trace import run_source
 
@@ -22,9 +20,6 @@ def test_a_post_accumulate_hook_runs() -> None:
     assert trace.printed == ["after the write tensor(5.)"]
 
 
-@pytest.mark.xfail(strict=True, reason="the engine runs post-accumulate-grad hooks "
-                   "(engine/accumulate_grad.py) but the step's `hooks` never lists them, so "
-                   "the page cannot draw them after the .grad write")
 def test_a_post_accumulate_hook_is_in_its_steps_hooks() -> None:
     step = run_source(POST_ACCUMULATE).passes[0].steps[-1]
     assert step["leaf"] == "w"
@@ -39,9 +34,6 @@ y.backward()
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a print inside a hook's lambda is given the "
-                   "backward() call's line, not the lambda's: the console's link marks the "
-                   "call instead of the code that printed")
 def test_a_print_in_a_hook_has_the_hooks_line() -> None:
     (line,) = run_source(HOOK_PRINTS).console
     assert line.text == "y's gradient: tensor(1.)"
@@ -56,8 +48,6 @@ for x in [torch.tensor(2.0)]:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="`outside` gives a for loop's variable the line of "
-                   "the body's first statement, not of the `for` that bound it")
 def test_a_loop_variable_outside_the_graph_has_the_for_line() -> None:
     (row,) = run_source(LOOP_VARIABLE).outside
     assert (row.name, row.reason, row.line) == ("x", "requires_grad=False", 3)

@@ -30,12 +30,14 @@ class PassStarted:
 class Printed:
     text: str
     line: int
+    during_pass: bool = False         # by a hook, while the engine runs a pass
 
 
 @dataclass(slots=True)
 class Warned:
     text: str
     line: int
+    during_pass: bool = False
 
 
 @dataclass(slots=True)

@@ -122,6 +122,7 @@ class Interpreter:
         self.spans: list[ir.Span] = []
         self.error_span: ir.Span | None = None   # where the error that stops the run is
         self.untracked: set[tuple[str, str]] = set()
+        self.call_line = 0                       # the line of the call being made
         self.loops: list[int] = []
         self.frames: list[Frame] = []     # the calls under way, innermost last
         self.epoch = 0                    # bumped when a tensor starts to require grad
@@ -223,7 +224,7 @@ class Interpreter:
 
     def _warnings(self, line: int = 0) -> None:
         for text in self.ctx.warnings:
-            self.emit(Warned(text, line))
+            self.emit(Warned(text, line, self.in_backward > 0))
         self.ctx.warnings.clear()
 
     def _statement(self, stmt: ir.Stmt, frame: Frame) -> _Signal | None:
@@ -294,6 +295,8 @@ class Interpreter:
                 self.iteration()
                 self.loops[-1] += 1
                 self.assign(stmt.target, item, frame)
+                self.ctx.line = stmt.span.line       # the loop variable is the for's
+                self.scan(frame)
                 signal = self.exec_block(stmt.body, frame)
                 if signal is BREAK:
                     return None
@@ -686,6 +689,7 @@ class Interpreter:
                           or (isinstance(func, Builtin) and func.name in ("autograd.grad",
                                                                          "autograd.backward"))):
             kwargs["__text__"] = expr.text
+        self.call_line = expr.span.line       # a print inside a lambda is on its own line
         return self.call(func, args, kwargs)
 
     def refuse_lambdas(self, args: list[Value], kwargs: dict[str, Value]) -> None:
@@ -883,7 +887,8 @@ class Interpreter:
         if text.endswith("\n"):
             text = text[:-1]
         self.printed.append(text)
-        self.emit(Printed(text, self.spans[-1].line if self.spans else 0))
+        self.emit(Printed(text, self.call_line or (self.spans[-1].line if self.spans else 0),
+                          self.in_backward > 0))
 
 
 def _target_names(generators: list[ir.Comprehension]) -> set[str]:

@@ -170,7 +170,10 @@ class ConsoleLine(BaseModel):
 
     kind: Literal["print", "warning"]
     text: str
-    line: int = Field(description="the statement that printed it")
+    line: int = Field(description="the line of the print (or of the statement that warned)")
+    passes: int = Field(0, description="how many passes had begun when it was written")
+    step: int | None = Field(None, description="written during a pass (by a hook): how "
+                             "many of that pass's steps had been shown")
 
 
 class ParamStep(TypedDict):

@@ -95,6 +95,7 @@ class PieceBuilder:
         self.waiting: list[TraceEvent] = []        # a pass's pieces until its first step
         self.open = False                          # the current pass has had a step
         self.passes = 0
+        self.steps = 0                             # the current pass's steps so far
         self.summarized = False
         self.printed: list[str] = []
         self.console: list[ConsoleLine] = []
@@ -119,13 +120,16 @@ class PieceBuilder:
             if not self.summarized:
                 self.waiting.append(("dependencies", Dependencies(
                     dependencies=self.texts.by_id(event.dependencies))))
-        elif isinstance(event, Printed):
-            self.printed.append(event.text)
-            line = ConsoleLine(kind="print", text=event.text, line=event.line)
-            self.console.append(line)
-            self.send("console", line)
-        elif isinstance(event, Warned):
-            line = ConsoleLine(kind="warning", text=event.text, line=event.line)
+        elif isinstance(event, (Printed, Warned)):
+            if isinstance(event, Printed):
+                self.printed.append(event.text)
+            # During a pass (a hook printing), before its first step the pass has begun
+            starting = event.during_pass and not self.open
+            line = ConsoleLine(kind="print" if isinstance(event, Printed) else "warning",
+                               text=event.text, line=event.line,
+                               passes=self.passes + (1 if starting else 0),
+                               step=(0 if starting else self.steps) if event.during_pass
+                               else None)
             self.console.append(line)
             self.send("console", line)
         elif isinstance(event, GradReturned):
@@ -149,9 +153,11 @@ class PieceBuilder:
         if not self.open:
             self.open = True
             self.passes += 1
+            self.steps = 0
             for kind, piece in self.waiting:
                 self.send(kind, piece)
             self.waiting = []
+        self.steps += 1
         if self.summarized:
             self.send("step", cast(Step, {"name": e.name, "seq": e.seq, "leaf": e.leaf}))
             return

@@ -133,9 +133,15 @@ def record_outputs(node_type: type[N], inputs: list[Tensor | None],
 
 
 def _untracked(out: Tensor, inputs: list[Tensor | None]) -> Tensor:
-    """Note why an op's result is outside the graph when grad mode alone kept it out."""
+    """Note why an op's result is outside the graph: grad mode kept it out, or it was
+    made from a tensor that was (a detached one, say)."""
     if not out.ctx.grad_mode and _differentiable(inputs):
         out.untracked = "no_grad"
+    else:
+        for t in inputs:
+            if t is not None and t.untracked is not None:
+                out.untracked = t.untracked
+                break
     return out
 
 

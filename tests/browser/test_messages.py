@@ -73,7 +73,7 @@ def test_underline_follows_a_scrolled_long_program(page: Any, server_url: str,
 
 
 def test_underline_spans_the_lines_the_server_gives(page: Any, server_url: str) -> None:
-    source = 'w = 3.0\ny = w * {\n    "a": 1}\nz = y\n'
+    source = 'w = 3.0\ny = w * {\n    1, 2}\nz = y\n'
     error = run_source(source).error
     assert error is not None and error.kind == "rejected"
     assert error.line is not None and error.col is not None
