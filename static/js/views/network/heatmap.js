@@ -154,7 +154,7 @@ function build(value, label, captionText, text, compact) {
   fig.append(caption);
   if (values.length === 1) {              // one number: the number itself
     fig.append(html('p', 'tensor-one', num(values[0])));
-    if (text) fig.append(details(shape, values, rows, cols, text, false));
+    if (text) fig.append(details(label, shape, values, rows, cols, text, false));
     return fig;
   }
   if (values.length > MAX_CELLS) {
@@ -178,7 +178,7 @@ function build(value, label, captionText, text, compact) {
     wire(heat, readout, shape, values, m);
     fig.append(heat, readout);
   }
-  fig.append(details(shape, values, rows, cols, text));
+  fig.append(details(label, shape, values, rows, cols, text));
   return fig;
 }
 
@@ -217,18 +217,19 @@ function wire(heat, readout, shape, values, m) {
 }
 
 /** The numbers as a table (rows and columns by index) and PyTorch's printed text. */
-function details(shape, values, rows, cols, text, table = true) {
+function details(label, shape, values, rows, cols, text, table = true) {
   const box = html('details', 'tensor-values');
   box.append(html('summary', '', !table ? 'printed text' : text ? 'numbers and printed text' : 'numbers'));
   if (table && values.length <= MAX_CELLS) {
     const table = html('table', 'tensor-table');
+    table.append(html('caption', 'visually-hidden', `${label}, ${shapeWords(shape)}: rows and columns by index`));
     const head = html('tr');
-    head.append(html('th', '', ''));
+    head.append(html('td', 'corner'));
     for (let c = 0; c < cols; c++) head.append(th(String(c), 'col'));
     table.append(head);
     for (let r = 0; r < rows; r++) {
       const tr = html('tr');
-      tr.append(th(rows > 1 || shape.length > 1 ? rowLabel(shape, r) : '', 'row'));
+      tr.append(rows > 1 || shape.length > 1 ? th(rowLabel(shape, r), 'row') : html('td', 'corner'));
       for (let c = 0; c < cols; c++) tr.append(html('td', '', num(values[r * cols + c])));
       table.append(tr);
     }

@@ -4,7 +4,7 @@
 // that open as backward reaches them, the step's gradients in full, and the optimizer.
 
 import { frameAt, shownStep } from '../../store.js';
-import { choicesOf, drawBands, toggled } from './modules.js';
+import { choicesOf, clickedBand, drawBands, toggled } from './modules.js';
 import { renderOptimizer } from './optimizer.js';
 import { decorateTensors, renderPanel } from './tensors.js';
 import { leafRows as networkLeafRows } from './leaves.js';
@@ -35,6 +35,16 @@ export function mount({ getState, dispatch }) {
   side.insertBefore(optimizer, queue);
   queue.after(tensors);
   panels = { optimizer, tensors };
+  const wrap = document.getElementById('graph-wrap');
+  let down = null;
+  wrap.addEventListener('pointerdown', (event) => { down = [event.clientX, event.clientY]; });
+  wrap.addEventListener('click', (event) => {
+    if (!down || Math.hypot(event.clientX - down[0], event.clientY - down[1]) > 5) return;   // a drag
+    const id = clickedBand(event.clientX, event.clientY);
+    const state = getState();
+    const graph = frameAt(state.run, shownStep(state)).graph;
+    if (id && graph) toggle(graph, id);
+  });
 }
 
 function section(cls, id, title, body) {
@@ -78,7 +88,7 @@ export function decorate(view, { layer, edgeLayer }) {
   const top = document.createElementNS(SVG, 'g');
   top.setAttribute('class', 'band-boxes');
   layer.appendChild(top);
-  const bands = drawBands(graph, { back, top, onToggle: (id) => toggle(graph, id) });
+  const bands = drawBands(graph, { back, top });
   const tensors = decorateTensors(view, graph);
   let lastFrame = null;
   return {

@@ -71,9 +71,10 @@ export function toggled(state, id, isOpen) {
   return { bands: { source: state.run.source, open: { ...choicesOf(state), [id]: !isOpen } } };
 }
 
-/** Draw the bands behind `before` (the edges) and their collapsed boxes in `top` (above the
- * nodes). Returns {sync(frame, state)} that shows each band open or closed. */
-export function drawBands(graph, { back, top, onToggle }) {
+/** Draw the bands in `back` (behind the edges) and their collapsed boxes in `top` (above the
+ * nodes). Returns {sync(frame, choices)} that shows each band open or closed. A click on a
+ * band's label or box is `clickedBand`'s to find. */
+export function drawBands(graph, { back, top }) {
   const levels = levelsInside(graph.bands);
   const members = membersOf(graph);
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
@@ -85,10 +86,8 @@ export function drawBands(graph, { back, top, onToggle }) {
     el('rect', { class: 'band-bg', x: box.x, y: box.y, width: w, height: h, rx: 14 }, g);
     const label = el('text', { class: 'band-label', transform: `translate(${box.x + 15} ${box.y + 12}) rotate(90)` }, g);
     label.textContent = `▾ ${title(band)}`;
-    const hit = el('rect', { class: 'band-hit', x: box.x, y: box.y, width: 22, height: Math.min(h, 12 + 7.6 * label.textContent.length) }, g);
-    hit.addEventListener('click', () => onToggle(band.id));
+    el('rect', { class: 'band-hit', x: box.x, y: box.y, width: 22, height: Math.min(h, 12 + 7.6 * label.textContent.length) }, g);
     const closed = collapsedBox(band, box, members.get(band.id), byId, top);
-    closed.addEventListener('click', () => onToggle(band.id));
     drawn.set(band.id, { g, closed });
   }
   let last = '';
@@ -142,3 +141,14 @@ function collapsedBox(band, box, ids, byId, parent) {
   }
   return g;
 }
+
+/** The band whose label or collapsed box is at (x, y) on the screen, if any. The graph's
+ * box captures the pointer for dragging, so a click reaches it, not the band. */
+export function clickedBand(x, y) {
+  for (const node of document.elementsFromPoint(x, y)) {
+    const hit = node.closest?.('.band-hit, .band-box.shown');
+    if (hit) return hit.closest('[data-band]').dataset.band;
+  }
+  return null;
+}
+

@@ -50,7 +50,7 @@ export function decorateTensors(view, graph) {
   }
   return {
     sync(frame, leaves) {
-      for (const [key, e] of view.edges) syncEdge(e, frame.edges.get(key), targets.get(key));
+      for (const [key, e] of view.edges) syncEdge(key, e, frame.edges.get(key), targets.get(key));
       const stepOf = stepsByNode(frame);
       for (const [id, v] of view.nodes) syncNode(v, byId.get(id), frame.nodes.get(id), stepOf.get(id), leaves);
     },
@@ -75,7 +75,7 @@ function stepsByNode(frame) {
 
 /** An edge that carried a tensor: its shape and a mini heatmap in the label, in place of
  * the printed text graph.js writes (a scalar's stays). */
-function syncEdge(e, sent, target) {
+function syncEdge(key, e, sent, target) {
   const value = sent ? sent.value : null;
   const tensor = sent && (Array.isArray(value) || (value === null && isTensor(target?.shape)));
   if (!tensor) {
@@ -86,6 +86,7 @@ function syncEdge(e, sent, target) {
   const label = shapeText(shape);
   if (e.net === value && e.text.textContent === label) return;
   e.net = value;
+  e.label.setAttribute('data-edge', key);
   e.netHeat?.remove();
   const mini = drawable(value) ? miniSvg(value, 0, 0, 48, 28) : null;
   const textW = 7.4 * label.length;
