@@ -200,7 +200,7 @@ CONDITIONS = ("loss > {k}", "loss.item() < {k}", "w.grad > 0", "{k} <= loss and 
               "not w.grad < 0", "pred > 0")   # the last: a vector's truth value, an error
 
 
-def _training_step(draw: Draw, code: Code, function: bool) -> None:
+def _training_step(draw: Draw, code: Code, function: bool, decorated: bool) -> None:
     code.add(f"pred = {'model(xs)' if function else pick(draw, PREDICTIONS)}")
     code.add(f"loss = {pick(draw, LOSSES)}")
     code.add("loss.backward()")
@@ -213,10 +213,13 @@ def _training_step(draw: Draw, code: Code, function: bool) -> None:
                 code.add("print(step, loss.item() > 1.0, w.grad)")
     if chance(draw, 3):
         code.add("print(step, loss.item(), w.grad.item())")
-    update = pick(draw, UPDATES)
-    with code.block("with torch.no_grad()"):
-        for p in ("w", "b"):
-            code.add(update.format(p=p))
+    if decorated:
+        code.add("update(w)", "update(b)")
+    else:
+        update = pick(draw, UPDATES)
+        with code.block("with torch.no_grad()"):
+            for p in ("w", "b"):
+                code.add(update.format(p=p))
     clear = pick(draw, CLEARS)
     for p in ("w", "b") if clear else ():
         code.add(clear.format(p=p))
@@ -225,7 +228,8 @@ def _training_step(draw: Draw, code: Code, function: bool) -> None:
 @st.composite
 def loop_programs(draw: Draw) -> str:
     """A few steps of gradient descent written out: for or while, a `def` model, if/else
-    on tensors, no_grad updates, zero_grad or None or accumulation."""
+    on tensors, no_grad updates (or an @torch.no_grad() function), zero_grad or None or
+    accumulation."""
     code = Code()
     code.add("import torch")
     code.add(f"xs = {tensor(draw, (4,))}", f"ys = {tensor(draw, (4,))}")
@@ -235,14 +239,19 @@ def loop_programs(draw: Draw) -> str:
     if function:
         with code.block("def model(inputs)"):
             code.add(f"return {pick(draw, PREDICTIONS).replace('xs', 'inputs')}")
+    decorated = chance(draw, 3)
+    if decorated:
+        code.add("@torch.no_grad()")
+        with code.block("def update(p)"):
+            code.add(pick(draw, UPDATES).format(p="p"))
     steps = draw(st.integers(1, 3))
     if draw(st.booleans()):
         with code.block(f"for step in range({steps})"):
-            _training_step(draw, code, function)
+            _training_step(draw, code, function, decorated)
     else:
         code.add("step = 0")
         with code.block(f"while step < {steps}"):
-            _training_step(draw, code, function)
+            _training_step(draw, code, function, decorated)
             code.add("step += 1")
     code.add("print(w, b, w.grad)")
     return code.text()
