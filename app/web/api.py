@@ -10,11 +10,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import BaseModel, Field
 
 from app.limits import Limits
+from app.ops.metrics import CONTENT_TYPE, Metrics
+from app.ops.ratelimit import limited
 from app.presets import PRESETS, Preset
 from app.trace import (
     Trace,
@@ -31,6 +33,8 @@ from app.web.settings import Settings
 T = TypeVar("T")
 
 router = APIRouter(prefix="/api", tags=["api"])
+TRACE_LIMITED = {"dependencies": [Depends(limited("trace"))],
+                 "responses": {429: {"description": "too many traces from this client"}}}
 
 
 class TraceRequest(BaseModel):
@@ -48,13 +52,14 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-@router.post("/trace", response_model=Trace)
+@router.post("/trace", response_model=Trace, **TRACE_LIMITED)  # type: ignore[arg-type]
 async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
     try:
         document = await traced(request, body.source)
     except Busy:
+        request.app.state.metrics.trace("busy")
         return Response(content=BUSY_DOCUMENT, media_type="application/json",
                         headers={"Retry-After": "1"})
     # Already serialised from the Trace model (its schema is the response_model above).
@@ -67,7 +72,9 @@ async def traced(request: Request, source: str) -> bytes:
     limits = _settings(request).limits()
     cache: TraceCache = request.app.state.trace_cache
     document = cache.cached(source, limits)
-    if document is None:
+    if document is not None:
+        request.app.state.metrics.trace("cached")
+    else:
         queue: TraceQueue = request.app.state.trace_queue
         document = await queue.document(cache, source, limits)
     return document
@@ -89,11 +96,13 @@ class TraceQueue:
     shows it), never a 5xx or a hang. A lecture hall sends the same program from many
     seats at once: requests for a program already being traced wait for that one run."""
 
-    def __init__(self, workers: int, limit: int) -> None:
+    def __init__(self, workers: int, limit: int, metrics: Metrics | None = None) -> None:
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trace")
         self._lock = threading.Lock()
         self._admitted = 0
+        self._workers = workers
         self._capacity = workers + limit
+        self._metrics = metrics
         self._running: dict[tuple[str, Limits], Future[bytes]] = {}
 
     @contextmanager
@@ -102,14 +111,23 @@ class TraceQueue:
             if self._admitted >= self._capacity:
                 raise Busy
             self._admitted += 1
+            self._count()
         try:
             yield
         finally:
             with self._lock:
                 self._admitted -= 1
+                self._count()
+
+    def _count(self) -> None:
+        if self._metrics is not None:
+            self._metrics.queue_depth.set(max(0, self._admitted - self._workers))
 
     async def run(self, work: Callable[..., T], *args: object) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+
+    def submit(self, work: Callable[..., T], *args: object) -> Future[T]:
+        return self._executor.submit(work, *args)
 
     async def document(self, cache: TraceCache, source: str, limits: Limits) -> bytes:
         key = (source, limits)
@@ -145,7 +163,8 @@ class TraceCache:
     ENTRIES = 128
     MAX_BYTES = 256_000
 
-    def __init__(self) -> None:
+    def __init__(self, metrics: Metrics | None = None) -> None:
+        self._metrics = metrics
         self._lock = threading.Lock()
         self._documents: OrderedDict[tuple[str, Limits], bytes] = OrderedDict()
 
@@ -157,7 +176,9 @@ class TraceCache:
             return document
 
     def __call__(self, source: str, limits: Limits) -> bytes:
-        document, _ = trace_json(source, limits)
+        document, failed = trace_json(source, limits)
+        if self._metrics is not None:
+            self._metrics.trace(outcome(document) if failed else "ok")
         if len(document) <= self.MAX_BYTES:
             with self._lock:
                 self._documents[(source, limits)] = document
@@ -166,29 +187,71 @@ class TraceCache:
         return document
 
 
-@router.post("/trace/stream", response_class=EventSourceResponse)
+def outcome(document: bytes) -> str:
+    """The kind of a failed document's error (the top-level `error`, the last one)."""
+    at = document.rfind(b'"error":{"kind":"')
+    if at < 0:
+        return "error"
+    start = at + len(b'"error":{"kind":"')
+    return document[start:document.find(b'"', start)].decode() or "error"
+
+
+@router.post("/trace/stream", response_class=EventSourceResponse,
+             **TRACE_LIMITED)  # type: ignore[arg-type]
 async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[ServerSentEvent]:
     """The same trace as Server-Sent Events, each sent as the engine produces it:
     `pass`, `graph`, `dependencies`, then one `step` per ready-queue pop, and finally
     `done` (a Trace with grads and error; its passes are empty, having been streamed)."""
     limits = _settings(request).limits()
     queue: TraceQueue = request.app.state.trace_queue
+    metrics: Metrics = request.app.state.metrics
     try:
-        with queue.admitted():
-            events = trace_events(body.source, limits)
-            while True:
-                piece = await queue.run(_next_piece, events)
-                if piece is None:
-                    return
-                kind, model = piece
-                yield ServerSentEvent(event=kind, raw_data=document_json(model))
+        with queue.admitted(), metrics.stream("trace"):
+            pieces = _Pieces(trace_events(body.source, limits), queue)
+            try:
+                while (piece := await pieces.next()) is not None:
+                    kind, model = piece
+                    if kind == "done":
+                        error = getattr(model, "error", None)
+                        metrics.trace(error.kind if error is not None else "ok")
+                    yield ServerSentEvent(event=kind, raw_data=document_json(model))
+            finally:
+                pieces.close()
     except Busy:
+        metrics.trace("busy")
         yield ServerSentEvent(event="done", raw_data=BUSY_DOCUMENT.decode())
 
 
 def _next_piece(events: Iterator[TraceEvent]) -> TraceEvent | None:
     with quiet_floats():
         return next(events, None)
+
+
+class _Pieces:
+    """A run's pieces, each taken off the event loop. A client that goes away closes the
+    run (which stops it at its next piece) once the piece being taken has come: closed on a
+    thread of its own, since closing waits for the run's thread."""
+
+    def __init__(self, events: Iterator[TraceEvent], queue: TraceQueue) -> None:
+        self._events = events
+        self._queue = queue
+        self._pending: Future[TraceEvent | None] | None = None
+
+    async def next(self) -> TraceEvent | None:
+        self._pending = self._queue.submit(_next_piece, self._events)
+        return await asyncio.wrap_future(self._pending)
+
+    def close(self) -> None:
+        close = getattr(self._events, "close", None)    # a generator's: stops the run
+
+        def close_run(_: object = None) -> None:
+            if close is not None:
+                threading.Thread(target=close, name="trace-close", daemon=True).start()
+
+        if self._pending is not None and not self._pending.done():
+            self._pending.add_done_callback(close_run)
+        else:
+            close_run()
 
 
 @router.get("/presets", response_model=list[Preset])
@@ -203,3 +266,13 @@ health_router = APIRouter(tags=["health"])
 @health_router.get("/healthz", response_model=Health)
 async def healthz() -> Health:
     return Health()
+
+
+@health_router.get("/metrics", response_class=Response, responses={200: {
+    "description": "Prometheus' text format", "content": {CONTENT_TYPE: {
+        "schema": {"type": "string"}}}}})
+async def metrics(request: Request) -> Response:
+    """Requests and latency per route, traces by outcome, open streams, rooms and their
+    followers, the trace queue's depth (app/ops/metrics.py)."""
+    collected: Metrics = request.app.state.metrics
+    return Response(collected.exposition(), media_type=CONTENT_TYPE)

@@ -1,20 +1,21 @@
-"""`create_app(settings)`: the FastAPI application, thin by design."""
+"""`create_app(settings)`: the FastAPI application, thin by design.
+
+Around the routes, outermost first: the edge (request id, security headers, access log,
+request metrics, a bug's 500 as the error document: app/ops/edge.py), then the body limit
+(app/ops/body_limit.py); rate limits are dependencies of the routes they guard."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from fastapi import FastAPI
 
-from fastapi import FastAPI, Request, Response
-
-from app.web import api, pages, present, questions, rooms
+from app.ops.body_limit import BodyLimit
+from app.ops.edge import CONTENT_SECURITY_POLICY, Edge, Headers
+from app.ops.metrics import Metrics
+from app.ops.ratelimit import RateLimits
+from app.web import api, errors, pages, present, questions, rooms
 from app.web.settings import Settings
 
-# No inline script or style and no other host, on every response.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
-    "frame-ancestors 'none'; form-action 'self'"
-)
+__all__ = ["CONTENT_SECURITY_POLICY", "create_app"]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -23,8 +24,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Autograd Lab", version="0.1.0", docs_url=None, redoc_url=None,
                   description="See PyTorch's backward pass, one ready-queue pop at a time.")
     app.state.settings = settings
-    app.state.trace_cache = api.TraceCache()
-    app.state.trace_queue = api.TraceQueue(settings.trace_workers, settings.trace_queue_limit)
+    app.state.metrics = Metrics()
+    app.state.rate_limits = RateLimits(settings.rates(), settings.redis_url, settings.exempt())
+    app.state.trace_cache = api.TraceCache(app.state.metrics)
+    app.state.trace_queue = api.TraceQueue(settings.trace_workers, settings.trace_queue_limit,
+                                           app.state.metrics)
     app.include_router(api.router)
     app.include_router(api.health_router)
     app.include_router(rooms.router)
@@ -33,14 +37,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(present.router)
     pages.mount_static(app)
-
-    @app.middleware("http")
-    async def security_headers(request: Request,
-                               call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
-
+    errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(Edge, metrics=app.state.metrics,
+                       headers=Headers(embed_frame_ancestors=settings.embed_frame_ancestors))
     return app

@@ -10,15 +10,19 @@ Every control action needs `Authorization: Bearer TOKEN` (403 without it).
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import segno
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse
+from redis.exceptions import RedisError
 
+from app.ops.metrics import Metrics
+from app.ops.ratelimit import limited
 from app.rooms import codes
 from app.rooms.memory import MemoryStore
 from app.rooms.models import (
@@ -38,6 +42,7 @@ from app.rooms.store import Event, RoomStore
 from app.web import api
 from app.web.settings import Settings
 
+logger = logging.getLogger("lab.error")
 RETRY_MS = 1500          # how soon a follower's browser reconnects after a dropped stream
 
 
@@ -49,7 +54,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await rooms.store.close()
 
 
-router = APIRouter(prefix="/api/rooms", tags=["rooms"], lifespan=lifespan)
+router = APIRouter(prefix="/api/rooms", tags=["rooms"], lifespan=lifespan, responses={
+    404: {"description": "no such room (or poll): ended, expired, or a wrong code"},
+    503: {"description": "the rooms' store (Redis) is unreachable: retry after Retry-After"}})
+LIMITED = "too many requests from this client: retry after Retry-After"
+ROOMS_LIMITED: dict[str, Any] = {"dependencies": [Depends(limited("rooms"))],
+                                 "responses": {429: {"description": LIMITED}}}
+POLLS_LIMITED: dict[str, Any] = {"dependencies": [Depends(limited("polls"))],
+                                 "responses": {429: {"description": LIMITED}}}
+CONTROL: dict[int | str, dict[str, Any]] = {403: {"description": "without the room's token"}}
 bearer = HTTPBearer(auto_error=False, description="the room's control token")
 Token = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
@@ -93,7 +106,7 @@ def _refused(error: RoomError) -> HTTPException:
     return HTTPException(error.status, error.message)
 
 
-@router.post("", status_code=201, response_model=RoomCreated)
+@router.post("", status_code=201, response_model=RoomCreated, **ROOMS_LIMITED)
 async def create_room(request: Request, rooms: RoomsDep,
                       body: RoomCreate | None = None) -> RoomCreated:
     """A new room. Keep `token` secret: it is what makes its holder the presenter."""
@@ -122,7 +135,7 @@ async def existing_room(code: Code, rooms: RoomsDep) -> str:
     "description": "the room's events as Server-Sent Events",
     "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
 async def room_events(
-        code: Annotated[str, Depends(existing_room)], rooms: RoomsDep,
+        code: Annotated[str, Depends(existing_room)], rooms: RoomsDep, request: Request,
         last_event_id: Annotated[int | None, Header(ge=0)] = None,
         after: Annotated[int | None, Query(ge=0, description="as Last-Event-ID")] = None,
 ) -> EventSourceResponse:
@@ -131,17 +144,25 @@ async def room_events(
     state; with `Last-Event-ID` (sent by browsers on reconnection), the events missed
     since. Each event's bytes are made once for every follower (see Event.wire)."""
     events = rooms.events(code, last_event_id if last_event_id is not None else after)
-    return EventSourceResponse(_wire(events), headers={
+    return EventSourceResponse(_wire(events, request.app.state.metrics, code), headers={
         "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-async def _wire(events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+async def _wire(events: AsyncIterator[Event], metrics: Metrics,
+                code: str) -> AsyncIterator[bytes]:
+    """The stream's bytes; if the store fails under it (Redis restarting), the stream ends
+    and the browser reconnects after RETRY_MS with Last-Event-ID, missing nothing."""
     yield f"retry: {RETRY_MS}\n\n".encode()
-    async for event in events:
-        yield event.wire
+    with metrics.stream("room", code):
+        try:
+            async for event in events:
+                yield event.wire
+        except (RedisError, OSError):
+            logger.warning("rooms: the store failed under a follower's stream; it will "
+                           "reconnect", extra={"room": code}, exc_info=True)
 
 
-@router.put("/{code}/state", status_code=204, response_class=Response)
+@router.put("/{code}/state", status_code=204, response_class=Response, responses=CONTROL)
 async def put_state(code: Code, state: ViewState, token: Token, rooms: RoomsDep) -> Response:
     """The presenter's frame, sent on to every follower."""
     try:
@@ -151,7 +172,7 @@ async def put_state(code: Code, state: ViewState, token: Token, rooms: RoomsDep)
     return Response(status_code=204)
 
 
-@router.delete("/{code}", status_code=204, response_class=Response)
+@router.delete("/{code}", status_code=204, response_class=Response, responses=CONTROL)
 async def end_room(code: Code, token: Token, rooms: RoomsDep) -> Response:
     """End the session; followers are told."""
     try:
@@ -161,7 +182,10 @@ async def end_room(code: Code, token: Token, rooms: RoomsDep) -> Response:
     return Response(status_code=204)
 
 
-@router.post("/{code}/polls", status_code=201, response_model=PollCreated)
+@router.post("/{code}/polls", status_code=201, response_model=PollCreated,
+             dependencies=POLLS_LIMITED["dependencies"], responses={
+                 **CONTROL, 409: {"description": "nothing pops next at the room's frame"},
+                 429: {"description": LIMITED + "; or the lab is too busy to trace"}})
 async def open_poll(code: Code, token: Token, rooms: RoomsDep, request: Request,
                     body: PollCreate | None = None) -> PollCreated:
     """"Which node pops next?" at the room's frame: the question goes to the followers, the
@@ -179,7 +203,9 @@ async def open_poll(code: Code, token: Token, rooms: RoomsDep, request: Request,
         raise _refused(e) from e
 
 
-@router.post("/{code}/polls/{poll}/answers", status_code=201, response_model=AnswerReceived)
+@router.post("/{code}/polls/{poll}/answers", status_code=201, response_model=AnswerReceived,
+             dependencies=POLLS_LIMITED["dependencies"], responses={
+                 **POLLS_LIMITED["responses"], 409: {"description": "the poll is closed"}})
 async def answer_poll(code: Code, poll: str, body: AnswerSubmit,
                       rooms: RoomsDep) -> AnswerReceived:
     """A student's answer: one per device (a later one replaces it), never shown to other
@@ -191,7 +217,9 @@ async def answer_poll(code: Code, poll: str, body: AnswerSubmit,
     return AnswerReceived(poll=poll, node=body.node)
 
 
-@router.get("/{code}/polls/{poll}", response_model=Tally)
+@router.get("/{code}/polls/{poll}", response_model=Tally,
+            dependencies=POLLS_LIMITED["dependencies"],
+            responses={**CONTROL, **POLLS_LIMITED["responses"]})
 async def poll_tally(code: Code, poll: str, token: Token, rooms: RoomsDep) -> Tally:
     """How the room has answered so far (the presenter's)."""
     try:
@@ -200,7 +228,9 @@ async def poll_tally(code: Code, poll: str, token: Token, rooms: RoomsDep) -> Ta
         raise _refused(e) from e
 
 
-@router.post("/{code}/polls/{poll}/reveal", response_model=Revealed)
+@router.post("/{code}/polls/{poll}/reveal", response_model=Revealed,
+             dependencies=POLLS_LIMITED["dependencies"],
+             responses={**CONTROL, **POLLS_LIMITED["responses"]})
 async def reveal_poll(code: Code, poll: str, token: Token, rooms: RoomsDep) -> Revealed:
     """Close the poll and send the engine's answer, with its reason, to every follower."""
     try:

@@ -38,6 +38,29 @@ class Settings(BaseSettings):
     # Traces run off the event loop in this many threads; this many more may wait.
     trace_workers: int = Field(2, ge=1)
     trace_queue_limit: int = Field(64, ge=0)
+    # Serving a course on the internet (app/ops): bodies, rate limits, framing, processes.
+    max_body_bytes: int = Field(400_000, ge=1024, description="the largest request body "
+                                "read: more is refused with 413 while it arrives (a program "
+                                "at max_source_bytes fits even with its text JSON-escaped)")
+    rate_trace: str = Field("300/minute", description="traces (and streams) per client; "
+                            "`limits` notation (`10/second;300/minute`), empty for none")
+    rate_rooms: str = Field("30/hour", description="rooms created per client")
+    rate_polls: str = Field("600/minute", description="poll actions per client: opening, "
+                            "answering, tallying, revealing")
+    rate_limit_exempt: str = Field("127.0.0.1,::1", description="addresses never limited, "
+                                   "comma-separated (the machine's own checks)")
+    forwarded_allow_ips: str = Field("127.0.0.1", description="proxies whose "
+                                     "X-Forwarded-For names the client (uvicorn's)")
+    embed_frame_ancestors: str = Field("'none'", description="CSP frame-ancestors of the "
+                                       "pages under /embed: the sites that may frame them")
+    workers: int = Field(1, ge=1, description="server processes (`serve --workers`)")
+    log_level: str = Field("info", description="uvicorn's and the lab's log level")
+
+    def rates(self) -> dict[str, str]:
+        return {"trace": self.rate_trace, "rooms": self.rate_rooms, "polls": self.rate_polls}
+
+    def exempt(self) -> list[str]:
+        return [a.strip() for a in self.rate_limit_exempt.split(",") if a.strip()]
 
     def limits(self) -> Limits:
         return Limits(**{name: getattr(self, name) for name in Limits.names()})
