@@ -23,8 +23,10 @@ class ViewState(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
     source: str = Field(max_length=MAX_SOURCE_CHARS, description="the program's text")
-    pass_: int = Field(0, alias="pass", ge=0, le=10_000_000, description="backward call, from 0")
-    step: int = Field(0, ge=0, le=10_000_000, description="pops done within that call")
+    pass_: int = Field(0, alias="pass", ge=0, le=10_000_000, strict=True,
+                       description="backward call, from 0")
+    step: int = Field(0, ge=0, le=10_000_000, strict=True,
+                      description="pops done within that call")
     settings: Annotated[dict[Annotated[str, Field(max_length=40)], Setting],
                         Field(max_length=MAX_SETTINGS)] = Field(
         default_factory=dict, description="the page's settings (speed, retain, ...)")
@@ -82,7 +84,7 @@ class PollCreated(BaseModel):
 class AnswerSubmit(BaseModel):
     device: str = Field(pattern=r"^[A-Za-z0-9_-]{8,64}$",
                         description="a random id the device keeps: one answer per device")
-    node: int = Field(description="the candidate chosen")
+    node: int = Field(strict=True, description="the candidate chosen")
 
 
 class AnswerReceived(BaseModel):

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 
 from app.ops.context import error_response, request_id_of
 
@@ -70,8 +71,21 @@ async def _http(request: Request, exc: Exception) -> Response:
     if status == 400:   # a body that could not be read as JSON (FastAPI's 400) is malformed
         status = 422
     detail = exc.detail if isinstance(exc.detail, str) else "malformed request"
-    return error_response(status, detail, request_id_of(request.scope),
-                          headers=dict(exc.headers or {}))
+    headers = dict(exc.headers or {})
+    if status == 405:
+        headers["Allow"] = ", ".join(_allowed(request))
+    return error_response(status, detail, request_id_of(request.scope), headers=headers)
+
+
+def _allowed(request: Request) -> list[str]:
+    """Every method some route takes at this path (Starlette's 405 names only the first
+    route's, where a path has several: GET and DELETE of a room)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 async def _unavailable(request: Request, exc: Exception) -> Response:

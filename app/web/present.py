@@ -81,7 +81,8 @@ async def lessons(request: Request) -> list[Lesson]:
     return lessons_of(request.app)
 
 
-@lessons_router.get("/{lesson_id}", response_model=Lesson)
+@lessons_router.get("/{lesson_id}", response_model=Lesson,
+                    responses={404: {"description": "no lesson has that id"}})
 async def lesson(lesson_id: str, request: Request) -> Lesson:
     found = next((x for x in lessons_of(request.app) if x.id == lesson_id), None)
     if found is None:

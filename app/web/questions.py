@@ -5,7 +5,7 @@ its thread pool: building a question runs the engine, never on the event loop.""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -28,6 +28,12 @@ from app.questions.model import (
 from app.web.pages import TEMPLATES, StaticTree
 
 router = APIRouter(tags=["questions"])
+UNKNOWN_KIND: dict[int | str, dict[str, Any]] = {404: {"description": "no such kind"}}
+EXPORTED: dict[int | str, dict[str, Any]] = {**UNKNOWN_KIND, 200: {
+    "description": "the file, by format",
+    "content": {**{media: {"schema": {"type": "string", "format": "binary"}} for media in (
+        "application/xml", "text/plain", "application/zip")},
+        "application/json": {"schema": {}}}}}
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())
 
 Seed = Annotated[int, Query(ge=0, le=2**31 - 1, description="the same seed, the same set")]
@@ -69,7 +75,7 @@ def question_kinds() -> list[KindInfo]:
     return bank.kinds()
 
 
-@router.get("/api/questions/set", response_model=QuestionSet)
+@router.get("/api/questions/set", response_model=QuestionSet, responses=UNKNOWN_KIND)
 def question_set(seed: Seed = 0, count: Count = 7, kind: Kinds = None) -> QuestionSet:
     """A practice set mixed across kinds, without its answers."""
     questions = _set(seed, count, kind)
@@ -78,7 +84,7 @@ def question_set(seed: Seed = 0, count: Count = 7, kind: Kinds = None) -> Questi
                        questions=[view(q) for q in questions])
 
 
-@router.get("/api/questions/export")
+@router.get("/api/questions/export", response_class=Response, responses=EXPORTED)
 def question_export(format: Annotated[Format, Query(description="moodle-xml, gift, qti (a "
                                                     "zip for Canvas) or json")] = "moodle-xml",
                     seed: Seed = 0, count: Count = 7, kind: Kinds = None) -> Response:
@@ -88,19 +94,22 @@ def question_export(format: Annotated[Format, Query(description="moodle-xml, gif
         "Content-Disposition": f'attachment; filename="{rendered.filename}"'})
 
 
-@router.get("/api/questions/{kind}/{seed}", response_model=QuestionView)
+@router.get("/api/questions/{kind}/{seed}", response_model=QuestionView,
+            responses=UNKNOWN_KIND)
 def one_question(kind: KindPath, seed: SeedPath) -> QuestionView:
     """One question, without its answers."""
     return view(_question(kind, seed))
 
 
-@router.get("/api/questions/{kind}/{seed}/answer", response_model=ModelAnswer)
+@router.get("/api/questions/{kind}/{seed}/answer", response_model=ModelAnswer,
+            responses=UNKNOWN_KIND)
 def reveal(kind: KindPath, seed: SeedPath) -> ModelAnswer:
     """The model answer and its worked explanation, from the engine."""
     return model_answer(_question(kind, seed))
 
 
-@router.post("/api/questions/{kind}/{seed}/answer", response_model=Grade)
+@router.post("/api/questions/{kind}/{seed}/answer", response_model=Grade,
+             responses=UNKNOWN_KIND)
 def mark(kind: KindPath, seed: SeedPath, body: AnswerRequest) -> Grade:
     """Mark an answer: each part's score (partial credit where the format allows), why,
     and the model answer."""
