@@ -1,8 +1,9 @@
 """Page benchmark: first-load transfer size, Run → the first frame (step 0: the graph and
 its dependency counts), and frames per second on a ~300-node graph while it plays and while
-it is stepped by key (the view following the running node). It drives Debian's Chromium
-(never a downloaded browser) against the real server on a free loopback port, and prints;
-it asserts nothing.
+it is stepped by key (the view following the running node); the same for a network (a
+36-node nn.Sequential with a weight penalty: bands, heatmaps, the views loaded on demand).
+It drives Debian's Chromium (never a downloaded browser) against the real server on a free
+loopback port, and prints; it asserts nothing.
 
 The page marks `run-pressed` when Run is pressed and `first-frame` when it first paints the
 graph, and measures `run-to-first-frame` between them (static/js/app.js).
@@ -48,6 +49,21 @@ def big_program(target_nodes: int = 300) -> str:
         k += 1
     lines.append(f"loss = {names[-1]} + {names[-2]}")
     return "\n".join(lines) + "\n"
+
+
+# A network's page: tensors on every edge, a band per module (tests/test_layout.py's
+# "sequential-penalty" graph).
+NETWORK = """import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.Tanh(),
+                      nn.Linear(32, 4))
+x = torch.randn(8, 16)
+y = torch.randint(0, 4, (8,))
+out = model(x)
+loss = nn.CrossEntropyLoss()(out, y) + 1e-3 * sum([(p ** 2).sum() for p in model.parameters()])
+loss.backward()
+"""
 
 
 def link(base: str, source: str) -> str:
@@ -169,7 +185,8 @@ def main() -> None:
         print(f"  first load: {static / 1000:.1f} kB static (HTML, CSS, JS, icon), "
               f"{total / 1000:.1f} kB with the API calls; {flag} the "
               f"{FIRST_LOAD_BUDGET // 1000} kB budget")
-        for name, source in (("worked example", worked), ("~300-node program", big)):
+        for name, source in (("worked example", worked), ("~300-node program", big),
+                             ("36-node network", NETWORK)):
             times = [run_to_first_frame(browser, base, source) for _ in range(RUNS)]
             print(f"  Run → first frame (step 0), {name}: median "
                   f"{statistics.median(times):.0f} ms (min {min(times):.0f}, "
@@ -182,6 +199,10 @@ def main() -> None:
         stepping, worst = fps_while_stepping(browser, base, big)
         print(f"  stepping {nodes} nodes by key every {STEP_EVERY_MS} ms, the view following: "
               f"{stepping:.0f} frames/s, longest frame {worst:.0f} ms")
+        fps, nodes, worst = fps_while_animating(browser, base, NETWORK)
+        stepping, worst_step = fps_while_stepping(browser, base, NETWORK)
+        print(f"  a {nodes}-node network at 4×: {fps:.0f} frames/s, longest frame {worst:.0f} ms; "
+              f"stepped by key: {stepping:.0f} frames/s, longest frame {worst_step:.0f} ms")
         browser.close()
 
 

@@ -79,6 +79,9 @@ def close(shown: float, want: float) -> bool:
 
 
 def table_numbers(figure: Any) -> list[float]:
+    """The numbers of a figure's table, which the page makes when its details open."""
+    figure.locator("details.tensor-values").evaluate("d => { d.open = true; }")
+    figure.locator("table.tensor-table").wait_for(state="attached")
     cells = figure.locator("table.tensor-table td:not(.corner)")
     return [float(t) for t in cells.all_text_contents()]
 

@@ -220,23 +220,31 @@ function wire(heat, readout, shape, values, m) {
 function details(label, shape, values, rows, cols, text, table = true) {
   const box = html('details', 'tensor-values');
   box.append(html('summary', '', !table ? 'printed text' : text ? 'numbers and printed text' : 'numbers'));
-  if (table && values.length <= MAX_CELLS) {
-    const table = html('table', 'tensor-table');
-    table.append(html('caption', 'visually-hidden', `${label}, ${shapeWords(shape)}: rows and columns by index`));
-    const head = html('tr');
-    head.append(html('td', 'corner'));
-    for (let c = 0; c < cols; c++) head.append(th(String(c), 'col'));
-    table.append(head);
-    for (let r = 0; r < rows; r++) {
-      const tr = html('tr');
-      tr.append(rows > 1 || shape.length > 1 ? th(rowLabel(shape, r), 'row') : html('td', 'corner'));
-      for (let c = 0; c < cols; c++) tr.append(html('td', '', num(values[r * cols + c])));
-      table.append(tr);
-    }
-    box.append(table);
-  }
   if (text) box.append(html('pre', 'tensor-text', text));
+  if (table && values.length <= MAX_CELLS) {
+    // Made when first opened: a step's tensors are drawn at every step, their tables read
+    // now and then (a 32 × 32 gradient is a thousand cells).
+    box.addEventListener('toggle', () => {
+      if (box.open && !box.querySelector('table')) box.insertBefore(numbers(label, shape, values, rows, cols), box.children[1]);
+    });
+  }
   return box;
+}
+
+function numbers(label, shape, values, rows, cols) {
+  const table = html('table', 'tensor-table');
+  table.append(html('caption', 'visually-hidden', `${label}, ${shapeWords(shape)}: rows and columns by index`));
+  const head = html('tr');
+  head.append(html('td', 'corner'));
+  for (let c = 0; c < cols; c++) head.append(th(String(c), 'col'));
+  table.append(head);
+  for (let r = 0; r < rows; r++) {
+    const tr = html('tr');
+    tr.append(rows > 1 || shape.length > 1 ? th(rowLabel(shape, r), 'row') : html('td', 'corner'));
+    for (let c = 0; c < cols; c++) tr.append(html('td', '', num(values[r * cols + c])));
+    table.append(tr);
+  }
+  return table;
 }
 
 function th(text, scope) {
