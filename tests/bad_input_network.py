@@ -52,7 +52,7 @@ NETWORK = [
     raises("matmul-dtypes", T + "y = torch.ones(2, 2) @ torch.ones(2, 2, dtype=torch.float64)\n",
            "RuntimeError", 2, 5, "expected m1 and m2 to have the same dtype, but got: float != "
            "double"),
-    rejected("batched-matmul", T + "x = torch.ones(2, 2, 2) @ torch.ones(2, 2)\n", 2, 5,
+    rejected("batched-matmul", T + "x = torch.ones(2, 2, 2) @ torch.ones(2, 2, 2)\n", 2, 5,
              "batched matmul is not supported"),
     raises("size-mismatch", T + "a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
            "b = torch.tensor([1.0, 2.0, 3.0])\nc = a * b\n", "RuntimeError", 4, 5,

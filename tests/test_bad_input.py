@@ -100,8 +100,18 @@ def _client(made: Clients, limits: tuple[tuple[str, float], ...] = ()) -> TestCl
 
 def _post(client: TestClient, source: str) -> Any:
     """The source as JSON text (a lone surrogate goes as its \\u escape, as a page sends it)."""
-    return client.post("/api/trace", content=json.dumps({"source": source}),
+    return client.post("/api/trace", content=_body(source),
                        headers={"content-type": "application/json"})
+
+
+def _body(source: str) -> str:
+    return json.dumps({"source": source})
+
+
+def _too_big(source: str) -> bool:
+    """A body the server refuses as it reads it (413), before any program is parsed: the
+    engine's own limit on a program's bytes is the run_source rows' to check."""
+    return len(_body(source).encode()) > Settings().max_body_bytes
 
 
 @pytest.mark.timeout(10)
@@ -109,6 +119,10 @@ def _post(client: TestClient, source: str) -> Any:
 def test_api_answers_with_an_error_document(
         bad: Bad, clients: Clients) -> None:
     response = _post(_client(clients, bad.limits), bad.source)
+    if _too_big(bad.source):
+        assert response.status_code == 413, response.text[:500]
+        assert "larger than this server takes" in response.json()["detail"]
+        return
     assert response.status_code == 200, response.text[:500]
     error = response.json()["error"]
     check(error, bad)
@@ -125,7 +139,8 @@ def test_the_server_still_serves_after_the_table(clients: Clients) -> None:
     client = _client(clients)
     for bad in BAD:
         if bad.id in ("lone-surrogate", "10000-nested-parens", "one-megabyte", "nul-byte"):
-            assert _post(client, bad.source).status_code == 200
+            assert _post(client, bad.source).status_code == (413 if _too_big(bad.source)
+                                                              else 200)
     document = _post(client, WORKED_EXAMPLE).json()
     assert document["error"] is None
     assert document["grads"] == {"w": 28.0, "b": 14.0}

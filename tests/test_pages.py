@@ -85,10 +85,26 @@ def test_modules_import_only_relative_urls_and_no_other_host() -> None:
 
 
 def test_first_load_is_small(client: TestClient, shell: str) -> None:
+    """The bytes a browser receives (static files gzipped, the shell and the presets as
+    they are), and each file is the same once decoded."""
     version = static_tree().version
     total = len(shell.encode())
     for url in set(re.findall(r'(?:src|href)="(/static/[^"]+)"', shell)):
-        total += len(client.get(url).content)
+        response = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert response.headers["content-encoding"] == "gzip", url
+        assert response.headers["vary"] == "Accept-Encoding"
+        assert response.content == (STATIC / url.split("/", 3)[3]).read_bytes()
+        total += int(response.headers["content-length"])
     total += len(client.get("/api/presets").content)
     assert total < FIRST_LOAD_BUDGET, f"{total} bytes"
     assert version in shell
+
+
+def test_static_files_are_sent_whole_without_gzip(client: TestClient, shell: str) -> None:
+    url = re.findall(r'src="(/static/[^"]+\.js)"', shell)[0]
+    response = client.get(url, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in response.headers
+    assert response.content == (STATIC / url.split("/", 3)[3]).read_bytes()
+    etag = response.headers["etag"]
+    again = client.get(url, headers={"Accept-Encoding": "gzip", "If-None-Match": etag})
+    assert again.status_code == 304

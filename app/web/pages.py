@@ -9,6 +9,7 @@ under another version (an old page) gets today's file with `no-cache`.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from starlette.responses import Response
+from starlette.datastructures import Headers
+from starlette.responses import FileResponse, Response
 from starlette.staticfiles import PathLike
 from starlette.types import Scope
 
@@ -27,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
 TEMPLATES = ROOT / "templates"
 IMMUTABLE = "public, max-age=31536000, immutable"
+# Text that gzip shrinks to about a third; the page's first load is measured compressed
+# (tests/test_pages.py, bench/page.py), as a browser receives it.
+COMPRESSIBLE = frozenset({".js", ".css", ".svg", ".html", ".json", ".txt"})
 # Modules of the presenter and of a page that follows a room, which the lab page loads only
 # then (present/follower.js is imported on demand), the quiz page's, and the network views,
 # which the lab imports only for a run with tensors, modules or an optimizer: not preloaded
@@ -84,11 +89,12 @@ async def docs(request: Request) -> HTMLResponse:
 
 class VersionedStatic(StaticFiles):
     """`/static/<version>/<path>` serves `static/<path>`; cached forever when the version
-    is current."""
+    is current, and gzipped for a browser that accepts it (each file compressed once)."""
 
     def __init__(self, directory: Path, version: str) -> None:
         super().__init__(directory=directory)
         self.version = version
+        self._gzipped: dict[tuple[str, int, int], bytes] = {}
 
     def get_path(self, scope: Scope) -> str:
         _version, _, rest = super().get_path(scope).replace("\\", "/").partition("/")
@@ -99,7 +105,22 @@ class VersionedStatic(StaticFiles):
         response = super().file_response(full_path, stat_result, scope, status_code)
         current = super().get_path(scope).replace("\\", "/").split("/", 1)[0] == self.version
         response.headers["Cache-Control"] = IMMUTABLE if current else "no-cache"
+        if (type(response) is FileResponse and response.status_code == 200
+                and Path(full_path).suffix in COMPRESSIBLE
+                and "gzip" in Headers(scope=scope).get("accept-encoding", "")):
+            return self._compressed(response, Path(full_path), stat_result)
         return response
+
+    def _compressed(self, response: FileResponse, path: Path,
+                    stat_result: os.stat_result) -> Response:
+        key = (str(path), stat_result.st_mtime_ns, stat_result.st_size)
+        body = self._gzipped.get(key)
+        if body is None:
+            body = self._gzipped[key] = gzip.compress(path.read_bytes(), 9, mtime=0)
+        headers = {k: v for k, v in response.headers.items()
+                   if k not in ("content-length", "accept-ranges")}
+        headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+        return Response(body, headers=headers, media_type=response.media_type)
 
 
 def mount_static(app: FastAPI) -> None:
