@@ -57,9 +57,14 @@ class AutogradContext:
         self.applying: Any = None
         self.exec_info: Any = None
         self.hook_calls: Any = None            # the pop's HookCalls, for those inside apply
+        self.scheduler = "ready_queue"         # or "topological" (engine/topological.py)
         self._generator: Any = None
         self.replay_seed: int | None = None    # a seed to draw from instead of a fresh one
         self.fresh_seed: int | None = None     # the seed a fresh generator drew
+        # The derivative view re-runs a program to see one node as it recorded: the node,
+        # and copies of its inputs' values then (app/trace/derivatives.py).
+        self.keep_node_id: int | None = None
+        self.kept: tuple[Any, list[Any]] | None = None
 
     def take_sequence_nr(self) -> int:
         """`at::sequence_number::get_and_increment()`: one number per recorded node."""

@@ -163,6 +163,9 @@ class Node:
         self.tensor_pre_hooks: dict[int, list[Callable[[Any], Any]]] = {}
         self.retains_grad_hooks: dict[int, Callable[[Any], Any]] = {}
         self.bound_to: str | None = None      # the program variable its output was bound to
+        if self.id == ctx.keep_node_id:
+            ctx.kept = (self, [None if t is None else Tensor(t.data.copy(), ctx,
+                        is_wrapped_number=t.is_wrapped_number) for t in inputs])
 
     @property
     def node_name(self) -> str:

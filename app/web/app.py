@@ -12,7 +12,7 @@ from app.ops.body_limit import BodyLimit
 from app.ops.edge import CONTENT_SECURITY_POLICY, Edge, Headers
 from app.ops.metrics import Metrics
 from app.ops.ratelimit import RateLimits
-from app.web import api, errors, pages, present, questions, rooms
+from app.web import api, derivatives, errors, pages, present, questions, rooms
 from app.web.settings import Settings
 
 __all__ = ["CONTENT_SECURITY_POLICY", "create_app"]
@@ -30,6 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.trace_queue = api.TraceQueue(settings.trace_workers, settings.trace_queue_limit,
                                            app.state.metrics)
     app.include_router(api.router)
+    app.include_router(derivatives.router)
     app.include_router(api.health_router)
     app.include_router(rooms.router)
     app.include_router(present.lessons_router)
