@@ -36,7 +36,9 @@ COMPRESSIBLE = frozenset({".js", ".css", ".svg", ".html", ".json", ".txt"})
 # then (present/follower.js is imported on demand), the quiz page's, and the network views,
 # which the lab imports only for a run with tensors, modules or an optimizer: not preloaded
 # with the lab's own.
-PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/", "js/views/network/")
+# The embed's entry (/embed) and the exports (loaded at the lab's export buttons) likewise.
+PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/", "js/views/network/",
+                  "js/embed.js", "js/export.js")
 
 router = APIRouter(tags=["pages"])
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())

@@ -269,6 +269,9 @@ function wire() {
     dispatch({ type: 'settings', settings: { theme: next } });
   });
   $('share').addEventListener('click', share);
+  $('export-svg').addEventListener('click', exportSvg);
+  $('export-frames').addEventListener('click', exportFrames);
+  $('embed-code').addEventListener('click', copyEmbed);
   $('present').addEventListener('click', () => { location.href = `/present${toHash(state, shownStep(state))}`; });
   $('go-live').addEventListener('click', () => { location.href = `/present?live=1${toHash(state, shownStep(state))}`; });
   $('again').addEventListener('click', () => {
@@ -362,6 +365,50 @@ async function share() {
     $('status').textContent = 'Link copied: it opens this exact view.';
   } catch {
     $('status').textContent = 'Copy the address bar: it holds this exact view.';
+  }
+}
+
+// -- exports and the embed (export.js, loaded at the first click) ------------------------------
+
+const exportsModule = () => import('./export.js');
+const background = () => getComputedStyle($('graph-wrap')).getPropertyValue('--panel-2').trim() || '#ffffff';
+
+async function exportSvg() {
+  const svg = $('graph');
+  if (!svg.getAttribute('viewBox') || !$('graph-wrap').classList.contains('has-graph')) {
+    $('status').textContent = 'No graph to export at this step.';
+    return;
+  }
+  const { download, standaloneSvg } = await exportsModule();
+  const k = shownStep(state);
+  download(new Blob([standaloneSvg(svg, background())], { type: 'image/svg+xml' }), `autograd-lab-step-${k}.svg`);
+  $('status').textContent = `Exported step ${k} as SVG.`;
+}
+
+async function exportFrames() {
+  if (state.run.status !== 'done' || !state.run.passes.some((p) => p.graph)) {
+    $('status').textContent = 'Run a program first: the frames are its steps.';
+    return;
+  }
+  const { download, frames, zip } = await exportsModule();
+  const files = frames(state, network, background());
+  download(zip(files), 'autograd-lab-frames.zip');
+  $('status').textContent = `Exported ${files.length} frames (one per step) as a zip.`;
+}
+
+async function copyEmbed() {
+  const { embedCode } = await exportsModule();
+  const title = state.presets.find((p) => p.source === state.program)?.title ?? '';
+  const code = embedCode(state, shownStep(state), location.origin, title);
+  try {
+    await navigator.clipboard.writeText(code);
+    $('embed-copy').hidden = true;
+    $('status').textContent = 'Embed code copied: a read-only view of this program at this step.';
+  } catch {
+    $('embed-copy').hidden = false;
+    $('embed-text').value = code;
+    $('embed-text').select();
+    $('status').textContent = 'The clipboard is not available here: copy the embed code below.';
   }
 }
 
