@@ -49,7 +49,8 @@ def trace(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"autograd-lab: cannot read {path}: {e.strerror}", file=sys.stderr)
             return 2
-        document, error = trace_json(source, limits, include=BRIEF if args.brief else None)
+        document, error = trace_json(source, limits, include=BRIEF if args.brief else None,
+                                     scheduler=args.scheduler)
         failed = failed or error
         sys.stdout.flush()
         sys.stdout.buffer.write(document + b"\n")
@@ -88,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="print only the contract's fields (passes' steps, grads, error)")
     t.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="change one of the lab's limits (see app/limits.py)")
+    t.add_argument("--scheduler", choices=["ready_queue", "topological"],
+                   default="ready_queue", help="order each pass's steps by PyTorch's ready "
+                   "queue (the default) or by a topological sort (engine/topological.py)")
     t.set_defaults(run=trace)
     s = sub.add_parser("serve", help="serve the lab on http://HOST:PORT")
     s.add_argument("--host", default="127.0.0.1")

@@ -119,6 +119,16 @@ def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool) -> list[Edge]:
     return edges
 
 
+def _graph_task(edge: Edge) -> type[GraphTask]:
+    """The run's scheduler (`ctx.scheduler`): PyTorch's ready queue, or seed 000's
+    topological order (engine/topological.py)."""
+    if edge.function.ctx.scheduler == "topological":
+        from engine.topological import TopologicalTask
+
+        return TopologicalTask
+    return GraphTask
+
+
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
              create_graph: Any = False, inputs: Any = None) -> Iterator[Event]:
     """`torch.autograd.backward(...)`, yielding the engine's events as it goes."""
@@ -137,8 +147,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
         outputs[0].ctx.warnings.append(CREATE_GRAPH_WARNING)
     edges, root_grads = _root_edges(outputs, grads)
     input_edges = _input_edges(inputs_tuple, True) if inputs_tuple else None
-    task = GraphTask(edges, root_grads, keep_graph, bool(create_graph), input_edges,
-                     accumulate_grad=True)
+    task = _graph_task(edges[0])(edges, root_grads, keep_graph, bool(create_graph),
+                                 input_edges, accumulate_grad=True)
     yield from task.execute()
 
 
@@ -171,8 +181,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
     keep_graph = bool(create_graph) if retain_graph is None else bool(retain_graph)
     edges, root_grads = _root_edges(outs, grads)
     input_edges = _input_edges(inputs_tuple, False)
-    task = GraphTask(edges, root_grads, keep_graph, bool(create_graph), input_edges,
-                     accumulate_grad=False)
+    task = _graph_task(edges[0])(edges, root_grads, keep_graph, bool(create_graph),
+                                 input_edges, accumulate_grad=False)
     yield from task.execute()
     values: list[Tensor | None] = []
     for i, captured in enumerate(task.captured):

@@ -207,6 +207,16 @@ class GraphTask:
                               queue=self._queue(), grad_before=before, error=error,
                               hooks=hooks)
         released = [] if self.keep_graph else node.release_variables()
+        sent, changed, ready = self.send_outputs(node, outputs)
+        after = _grad_values(leaf_tensor)
+        return NodePopped(node.id, name, node.sequence_nr, leaf, first, sent, changed,
+                          ready, self._queue(), released, before, after, hooks=hooks)
+
+    def send_outputs(self, node: Node, outputs: list[Tensor | None]
+                     ) -> tuple[list[GradientSent], dict[int, int], list[int]]:
+        """For each output with an edge: decrement the next node's count, add the gradient
+        into its InputBuffer, push it when the count reaches 0. Returns what was sent, the
+        counts that changed and the nodes made ready (engine/topological.py has its own)."""
         sent: list[GradientSent] = []
         changed: dict[int, int] = {}
         ready: list[int] = []
@@ -232,9 +242,7 @@ class GraphTask:
                 ready.append(nxt.id)
             else:
                 self.not_ready[nxt] = buffer_next
-        after = _grad_values(leaf_tensor)
-        return NodePopped(node.id, name, node.sequence_nr, leaf, first, sent, changed,
-                          ready, self._queue(), released, before, after, hooks=hooks)
+        return sent, changed, ready
 
     def call_function(self, node: Node, grads: list[Tensor | None],
                       hooks: list[HookCall]) -> list[Tensor | None]:

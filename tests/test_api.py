@@ -243,8 +243,8 @@ def test_stream_is_flushed_one_event_at_a_time(monkeypatch: pytest.MonkeyPatch) 
     client_saw_first_step = threading.Event()
     held: list[bool] = []
 
-    def gated(source: str, limits: Limits) -> Iterator[Any]:
-        for kind, model in trace_events(source, limits):
+    def gated(source: str, limits: Limits, **options: Any) -> Iterator[Any]:
+        for kind, model in trace_events(source, limits, **options):
             yield kind, model
             if kind == "step" and not held:
                 held.append(client_saw_first_step.wait(timeout=20))
@@ -271,10 +271,10 @@ def test_server_answers_while_a_trace_runs(monkeypatch: pytest.MonkeyPatch) -> N
     release = threading.Event()
     started = threading.Event()
 
-    def slow(source: str, limits: Limits) -> Any:
+    def slow(source: str, limits: Limits, **options: Any) -> Any:
         started.set()
         release.wait(timeout=20)
-        return trace_json(source, limits)
+        return trace_json(source, limits, **options)
 
     monkeypatch.setattr(app.web.api, "trace_json", slow)
     with Server() as server, httpx.Client(base_url=server.url, timeout=30) as http:

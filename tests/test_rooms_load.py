@@ -21,6 +21,7 @@ import app.web.api
 from app.limits import Limits
 from app.presets import PRESETS
 from app.trace import trace_json
+from app.trace.document import Scheduler
 from app.trace.gcpause import GC_PAUSE, _GcPause
 from app.web.api import Busy, TraceCache, TraceQueue
 from app.web.app import create_app
@@ -103,10 +104,10 @@ def test_past_the_queue_limit_a_trace_is_a_busy_document(monkeypatch: pytest.Mon
     release = threading.Event()
     started = threading.Semaphore(0)
 
-    def slow(source: str, limits: Limits) -> tuple[bytes, bool]:
+    def slow(source: str, limits: Limits, **options: Any) -> tuple[bytes, bool]:
         started.release()
         release.wait(20)
-        return trace_json(source, limits)
+        return trace_json(source, limits, **options)
 
     monkeypatch.setattr(app.web.api, "trace_json", slow)
     application = create_app(Settings(trace_workers=1, trace_queue_limit=1))
@@ -143,10 +144,11 @@ def test_a_program_sent_from_many_seats_at_once_is_traced_once() -> None:
     gate = threading.Event()
 
     class Counting(TraceCache):
-        def __call__(self, source: str, limits: Limits) -> bytes:
+        def __call__(self, source: str, limits: Limits,
+                     scheduler: Scheduler = "ready_queue") -> bytes:
             runs.append(source)
             gate.wait(10)
-            return super().__call__(source, limits)
+            return super().__call__(source, limits, scheduler)
 
     queue = TraceQueue(workers=2, limit=0)
     cache = Counting()

@@ -31,6 +31,7 @@ from app.trace.document import (
     Pass,
     ProgramInfo,
     Results,
+    Scheduler,
     Shorthand,
     Step,
     Trace,
@@ -55,14 +56,18 @@ def program_info(source: str, program: Program, leaves: list[str]) -> ProgramInf
         as_pytorch=as_pytorch(source, program.shorthand, program.implicit_output, leaves))
 
 
-def run(source: str, limits: Limits, send: Send, seed: int | None = None) -> None:
-    """Parse and run one program, sending the document's pieces; the last is `done`."""
+def run(source: str, limits: Limits, send: Send, seed: int | None = None,
+        scheduler: Scheduler = "ready_queue") -> None:
+    """Parse and run one program, sending the document's pieces; the last is `done`.
+    `scheduler` is a setting of the run (its AutogradContext's), which every backward
+    and autograd.grad call of the program then uses."""
     try:
         program = parse(source, limits)
     except SourceError as e:
         send("done", Trace(error=ErrorInfo(kind="limit" if e.limit else "rejected",
                                            type=e.type, message=e.message, line=e.line,
-                                           col=e.col, end_line=e.end_line, end_col=e.end_col)))
+                                           col=e.col, end_line=e.end_line, end_col=e.end_col),
+                           scheduler=scheduler))
         return
     finished: list[Trace] = []
 
@@ -76,6 +81,7 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None) -> Non
     interpreter = Interpreter(program, limits, builder.emit)
     if seed is not None:
         interpreter.ctx.replay_seed = seed
+    interpreter.ctx.scheduler = scheduler
     try:
         with quiet_floats():
             interpreter.run()
@@ -83,11 +89,13 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None) -> Non
         logger.exception("internal error while tracing")
         send("done", Trace(error=ErrorInfo(
             kind="internal", type="InternalError", message=f"the lab failed on this program "
-            f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program")))
+            f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program"),
+            scheduler=scheduler))
         return
     trace = finished[0]
     trace.program = program_info(source, program, list(trace.grads))
     trace.seed = interpreter.ctx.fresh_seed
+    trace.scheduler = scheduler
     send("done", trace)
 
 
@@ -117,23 +125,25 @@ class _Collector:
             self.trace = trace
 
 
-def run_source(source: str, limits: Limits = DEFAULT_LIMITS, seed: int | None = None) -> Trace:
+def run_source(source: str, limits: Limits = DEFAULT_LIMITS, seed: int | None = None,
+               scheduler: Scheduler = "ready_queue") -> Trace:
     """Parse, run and trace one program, as a document to inspect (tests, tools)."""
     collector = _Collector()
     with GC_PAUSE:
-        run(source, limits, collector.send, seed)
+        run(source, limits, collector.send, seed, scheduler)
     assert collector.trace is not None
     return collector.trace
 
 
 def trace_json(source: str, limits: Limits = DEFAULT_LIMITS, include: Any = None,
-               seed: int | None = None) -> tuple[bytes, bool]:
+               seed: int | None = None, scheduler: Scheduler = "ready_queue"
+               ) -> tuple[bytes, bool]:
     """Parse, run and trace one program and write its document: (the JSON as UTF-8, whether
     it reports an error). The CLI's and the API's way in; both send bytes on. The document
     is written and dropped before the collector resumes (see gcpause.py)."""
     collector = _Collector()
     with GC_PAUSE:
-        run(source, limits, collector.send, seed)
+        run(source, limits, collector.send, seed, scheduler)
         trace = collector.trace
         assert trace is not None
         failed = trace.error is not None
@@ -152,7 +162,8 @@ QUEUE_PIECES = 256               # pieces waiting for a slow reader before the r
 
 
 def trace_events(source: str, limits: Limits = DEFAULT_LIMITS,
-                 seed: int | None = None) -> Iterator[TraceEvent]:
+                 seed: int | None = None, scheduler: Scheduler = "ready_queue"
+                 ) -> Iterator[TraceEvent]:
     """The document's pieces as the run produces them: the run works on a thread of its
     own and hands each piece over through a bounded queue (so a slow reader slows the run
     instead of piling up memory); closing the iterator stops the run."""
@@ -172,7 +183,7 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS,
     def work() -> None:
         try:
             with GC_PAUSE:
-                run(source, limits, send, seed)
+                run(source, limits, send, seed, scheduler)
         except _Cancelled:
             pass
         finally:

@@ -14,6 +14,7 @@ from app.trace.values import JSONValue
 from engine import TORCH_VERSION
 
 ErrorKind = Literal["rejected", "forward", "backward", "limit", "internal"]
+Scheduler = Literal["ready_queue", "topological"]
 
 
 class ErrorInfo(BaseModel):
@@ -258,6 +259,9 @@ class Trace(BaseModel):
                                                "its random numbers from (send it back to "
                                                "replay them)")
     program: ProgramInfo | None = Field(None, description="null for a rejected program")
+    scheduler: Scheduler = Field("ready_queue", description="the engine that ordered each "
+                                 "pass's steps: PyTorch's ready queue, or the topological "
+                                 "order of seed 000 (engine/topological.py)")
 
 
 class Results(BaseModel):

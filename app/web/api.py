@@ -27,7 +27,7 @@ from app.trace import (
     trace_events,
     trace_json,
 )
-from app.trace.document import ErrorInfo
+from app.trace.document import ErrorInfo, Scheduler
 from app.web.settings import Settings
 
 T = TypeVar("T")
@@ -41,6 +41,11 @@ class TraceRequest(BaseModel):
     source: str = Field(
         description="a program in the lab's language (CONTRACT.md)",
         examples=["w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"])
+    scheduler: Scheduler = Field(
+        "ready_queue", description="the order of each pass's steps: `ready_queue`, "
+        "PyTorch's engine (the default, the one conformance checks), or `topological`, a "
+        "reverse DFS post-order run in one pass (seed 000, engine/topological.py); the "
+        "graph, node ids and gradients mean the same under both")
 
 
 class Health(BaseModel):
@@ -57,7 +62,7 @@ async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
     try:
-        document = await traced(request, body.source)
+        document = await traced(request, body.source, body.scheduler)
     except Busy:
         request.app.state.metrics.trace("busy")
         return Response(content=BUSY_DOCUMENT, media_type="application/json",
@@ -66,17 +71,17 @@ async def trace(body: TraceRequest, request: Request) -> Response:
     return Response(content=document, media_type="application/json")
 
 
-async def traced(request: Request, source: str) -> bytes:
+async def traced(request: Request, source: str, scheduler: Scheduler = "ready_queue") -> bytes:
     """The document of `source`, from the cache or traced off the event loop; raises Busy
     past the queue's limit. (The rooms' polls trace the room's program through here.)"""
     limits = _settings(request).limits()
     cache: TraceCache = request.app.state.trace_cache
-    document = cache.cached(source, limits)
+    document = cache.cached(source, limits, scheduler)
     if document is not None:
         request.app.state.metrics.trace("cached")
     else:
         queue: TraceQueue = request.app.state.trace_queue
-        document = await queue.document(cache, source, limits)
+        document = await queue.document(cache, source, limits, scheduler)
     return document
 
 
@@ -103,7 +108,7 @@ class TraceQueue:
         self._workers = workers
         self._capacity = workers + limit
         self._metrics = metrics
-        self._running: dict[tuple[str, Limits], Future[bytes]] = {}
+        self._running: dict[tuple[str, Limits, str], Future[bytes]] = {}
 
     @contextmanager
     def admitted(self) -> Iterator[None]:
@@ -129,8 +134,9 @@ class TraceQueue:
     def submit(self, work: Callable[..., T], *args: object) -> Future[T]:
         return self._executor.submit(work, *args)
 
-    async def document(self, cache: TraceCache, source: str, limits: Limits) -> bytes:
-        key = (source, limits)
+    async def document(self, cache: TraceCache, source: str, limits: Limits,
+                       scheduler: Scheduler = "ready_queue") -> bytes:
+        key = (source, limits, scheduler)
         with self._lock:
             running = self._running.get(key)
         if running is None:
@@ -139,14 +145,15 @@ class TraceQueue:
                     running = self._running.get(key)
                     fresh = running is None
                     if running is None:
-                        running = self._running[key] = self._executor.submit(cache, source, limits)
+                        running = self._running[key] = self._executor.submit(
+                            cache, source, limits, scheduler)
                 if fresh:   # (outside the lock: a future already done calls back at once)
                     running.add_done_callback(lambda _: self._forget(key))
                 return await asyncio.shield(asyncio.wrap_future(running))
         # shielded: one client that goes away must not cancel the trace the others await
         return await asyncio.shield(asyncio.wrap_future(running))
 
-    def _forget(self, key: tuple[str, Limits]) -> None:
+    def _forget(self, key: tuple[str, Limits, str]) -> None:
         with self._lock:
             self._running.pop(key, None)
 
@@ -166,22 +173,23 @@ class TraceCache:
     def __init__(self, metrics: Metrics | None = None) -> None:
         self._metrics = metrics
         self._lock = threading.Lock()
-        self._documents: OrderedDict[tuple[str, Limits], bytes] = OrderedDict()
+        self._documents: OrderedDict[tuple[str, Limits, str], bytes] = OrderedDict()
 
-    def cached(self, source: str, limits: Limits) -> bytes | None:
+    def cached(self, source: str, limits: Limits,
+               scheduler: Scheduler = "ready_queue") -> bytes | None:
         with self._lock:
-            document = self._documents.get((source, limits))
+            document = self._documents.get((source, limits, scheduler))
             if document is not None:
-                self._documents.move_to_end((source, limits))
+                self._documents.move_to_end((source, limits, scheduler))
             return document
 
-    def __call__(self, source: str, limits: Limits) -> bytes:
-        document, failed = trace_json(source, limits)
+    def __call__(self, source: str, limits: Limits, scheduler: Scheduler = "ready_queue") -> bytes:
+        document, failed = trace_json(source, limits, scheduler=scheduler)
         if self._metrics is not None:
             self._metrics.trace(outcome(document) if failed else "ok")
         if len(document) <= self.MAX_BYTES:
             with self._lock:
-                self._documents[(source, limits)] = document
+                self._documents[(source, limits, scheduler)] = document
                 if len(self._documents) > self.ENTRIES:
                     self._documents.popitem(last=False)
         return document
@@ -207,7 +215,7 @@ async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[Se
     metrics: Metrics = request.app.state.metrics
     try:
         with queue.admitted(), metrics.stream("trace"):
-            pieces = _Pieces(trace_events(body.source, limits), queue)
+            pieces = _Pieces(trace_events(body.source, limits, scheduler=body.scheduler), queue)
             try:
                 while (piece := await pieces.next()) is not None:
                     kind, model = piece
