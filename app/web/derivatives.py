@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from app.limits import Limits
 from app.ops.ratelimit import limited
-from app.trace.derivatives import Derivative, NoDerivative, derivative
+from app.trace.derivatives import BINARY, MATRIX, UNARY, Derivative, NoDerivative, derivative
 from app.web.api import Busy, TraceQueue
 from app.web.settings import Settings
 
@@ -53,6 +53,20 @@ class DerivativeCache:
             self._answers[key] = answer
             if len(self._answers) > self.ENTRIES:
                 self._answers.popitem(last=False)
+
+
+class DerivativeNodes(BaseModel):
+    """The node classes the view explains, by kind."""
+
+    unary: list[str]
+    elementwise: list[str]
+    matrix: list[str]
+
+
+@router.get("/derivative/nodes", response_model=DerivativeNodes)
+async def derivative_nodes() -> DerivativeNodes:
+    """Which nodes `POST /api/derivative` explains: the page lists only these."""
+    return DerivativeNodes(unary=sorted(UNARY), elementwise=sorted(BINARY), matrix=sorted(MATRIX))
 
 
 def _compute(body: DerivativeRequest, limits: Limits) -> Derivative | str:

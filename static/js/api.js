@@ -45,3 +45,23 @@ function parseEvent(block) {
   }
   return data.length ? { kind, data: JSON.parse(data.join('\n')) } : null;
 }
+
+/** The node classes the local-derivative view explains: {unary, elementwise, matrix}. */
+export async function getDerivativeNodes() {
+  const response = await fetch('/api/derivative/nodes', { headers: { Accept: 'application/json' } });
+  if (!response.ok) throw new Error(`GET /api/derivative/nodes: HTTP ${response.status}`);
+  return response.json();
+}
+
+/** One node's local derivative at one element ({source, seed, pass, node, element}),
+ * computed by the server's engine; null when it explains no such node (404). */
+export async function getDerivative(request) {
+  const response = await fetch('/api/derivative', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify(request),
+  });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new Error(`POST /api/derivative: HTTP ${response.status}`);
+  return response.json();
+}

@@ -35,6 +35,7 @@ let waitingForFirstStep = false;
 let follower = null;                // present/follower.js, on a page that follows a room
 let predicting = null;              // predict.js's view, once wired
 let network = null;                 // views/network/index.js, once a run has needed it
+let derivative = null;              // views/derivative.js, once a run has a graph
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
@@ -45,6 +46,7 @@ function dispatch(action) {
   if (document.body.dataset.run !== state.run.status) document.body.dataset.run = state.run.status;
   player.sync();
   if (!network && needsNetwork(state.run)) loadNetwork();
+  if (!derivative && state.run.status === 'done' && state.run.passes.length) loadDerivative();
   if (!dirty) { dirty = true; requestAnimationFrame(paint); }
 }
 
@@ -73,6 +75,19 @@ function loadNetwork() {
   });
 }
 
+/** The local-derivative panel (views/derivative.js) loads once a run has finished with a
+ * pass: the first load never fetches it. */
+function loadDerivative() {
+  if (document.body.dataset.derivative) return;
+  document.body.dataset.derivative = 'loading';
+  import('./views/derivative.js').then(async (module) => {
+    await module.mount({ onChange: () => { if (!dirty) { dirty = true; requestAnimationFrame(paint); } } });
+    derivative = module;
+    document.body.dataset.derivative = 'ready';
+    if (!dirty) { dirty = true; requestAnimationFrame(paint); }
+  });
+}
+
 function paint() {
   dirty = false;
   const started = performance.now();
@@ -95,6 +110,7 @@ function paint() {
   leaves.render($('leaves'), $('leaves-more'), state, network);
   network?.render(state);
   outside.render($('outside'), state);
+  derivative?.render($('derivative'), state);
   again.render(document.querySelector('.again'), state);
   const said = status();
   if ($('status').textContent !== said) $('status').textContent = said;

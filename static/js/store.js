@@ -95,7 +95,7 @@ export function fold(run, kind, data) {
     case 'optimizer':
       return { ...run, optimizer_steps: [...run.optimizer_steps, data] };
     case 'done':
-      return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null,
+      return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null, seed: data.seed ?? null,
                console: run.console.length ? run.console : data.console ?? [], outside: data.outside ?? [],
                optimizer_steps: data.optimizer_steps ?? run.optimizer_steps };
     default:

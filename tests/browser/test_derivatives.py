@@ -1,0 +1,104 @@
+"""The local-derivative panel (static/js/views/derivative.js) in Chromium against the real
+server: it follows the running node, draws the server's samples and tangent, prints the
+server's numbers, is driven from the keyboard, and is clean under axe-core at 1280×720,
+on a phone and in the dark theme. Expected numbers come from app/trace/derivatives.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.trace import run_source
+from app.trace.derivatives import derivative
+
+from .conftest import Watch, new_page, program_url, wait_done
+from .test_accessibility import violations
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.browser
+
+SOURCE = ("import torch\nx = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)\n"
+          "w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+          "y = torch.tanh(x) * w\nloss = y.sum()\nloss.backward()\n")
+
+
+def frame_of(name: str) -> tuple[int, dict[str, Any]]:
+    """The page's frame at which `name` pops (frame 0 is before the first pop)."""
+    trace = run_source(SOURCE)
+    for j, step in enumerate(trace.passes[0].steps):
+        if step["name"] == name:
+            return j + 1, step
+    raise AssertionError(name)
+
+
+def numbers(page: Any, selector: str) -> list[float]:
+    return [float(v) for v in page.locator(selector).evaluate_all(
+        "els => els.map(e => e.getAttribute('value'))")]
+
+
+def test_plot_follows_the_running_node_with_the_servers_numbers(page: Any,
+                                                                server_url: str) -> None:
+    k, step = frame_of("TanhBackward0")
+    page.goto(program_url(server_url, SOURCE, step=k))
+    wait_done(page)
+    panel = page.locator("#derivative")
+    expect(panel.locator(".derivative-plot")).to_be_visible()
+    d = derivative(SOURCE, 0, step["node"], 0)
+    assert d.plot is not None
+    assert numbers(page, "#derivative figcaption data") == [d.plot.x, d.plot.slope, d.plot.y]
+    eq = "#derivative .derivative-eq data"
+    assert numbers(page, eq) == [d.incoming, d.inputs[0].local, d.inputs[0].outgoing]
+    curve = panel.locator("path.curve")
+    assert int(str(curve.get_attribute("data-samples"))) == sum(
+        1 for _, y in d.plot.samples if y is not None)
+    assert float(str(panel.locator("line.tangent").get_attribute("data-slope"))) == d.plot.slope
+    # The element picker, from the keyboard: the second element's numbers.
+    page.focus("#derivative-element")
+    page.keyboard.press("ArrowDown")
+    d1 = derivative(SOURCE, 0, step["node"], 1)
+    assert d1.plot is not None
+    page.wait_for_function("x => Number(document.querySelector('#derivative figcaption data.x')"
+                           "?.getAttribute('value')) === x", arg=d1.plot.x)
+    assert numbers(page, eq) == [d1.incoming, d1.inputs[0].local, d1.inputs[0].outgoing]
+
+
+def test_follows_steps_and_a_picked_node(page: Any, server_url: str) -> None:
+    k, mul = frame_of("MulBackward0")
+    page.goto(program_url(server_url, SOURCE, step=k))
+    wait_done(page)
+    panel = page.locator("#derivative")
+    expect(panel.locator(".derivative-what")).to_contain_text("MulBackward0 · mul")
+    d = derivative(SOURCE, 0, mul["node"], 0)
+    first = panel.locator(".derivative-eq[data-edge='0'] data")
+    expect(first).to_have_count(4)
+    assert numbers(page, "#derivative .derivative-eq[data-edge='0'] data")[:3] == [
+        d.incoming, d.inputs[0].local, d.inputs[0].outgoing]
+    assert panel.locator(".derivative-plot").count() == 0
+    page.keyboard.press("ArrowRight")            # the next pop: TanhBackward0 or AccumulateGrad
+    tanh_k, _ = frame_of("TanhBackward0")
+    if tanh_k == k + 1:
+        expect(panel.locator(".derivative-plot")).to_be_visible()
+    # A picked node stays while the steps move.
+    page.select_option("#derivative-node", str(mul["node"]))
+    page.keyboard.press("End")
+    expect(panel.locator(".derivative-what")).to_contain_text("MulBackward0")
+
+
+@pytest.mark.parametrize(("width", "height", "scheme"), [
+    (1280, 720, "light"), (1280, 720, "dark"), (390, 844, "light")])
+def test_axe_clean_and_fits(browser: Any, watch: Watch, server_url: str, width: int,
+                            height: int, scheme: str) -> None:
+    pytest.importorskip("axe_playwright_python.sync_playwright")
+    page = new_page(browser, watch, width=width, height=height, scheme=scheme)
+    k, _ = frame_of("TanhBackward0")
+    page.goto(program_url(server_url, SOURCE, step=k))
+    wait_done(page)
+    plot = page.locator("#derivative .derivative-plot")
+    expect(plot).to_be_visible()
+    box = plot.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    assert violations(page) == ""
+    page.context.close()
+    assert not watch.errors, watch.errors
