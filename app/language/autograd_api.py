@@ -29,6 +29,16 @@ MEMBERS: dict[str, Value] = {}
 GRAPH: dict[str, Value] = {}
 
 
+def implicit_seeds(outputs: Value, grads: Value) -> int:
+    """How many outputs `_make_grads` gives a ones seed (no gradient given for an output
+    that requires grad): the profiler's `aten::ones_like` events."""
+    outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    given = (list(grads) if isinstance(grads, (list, tuple)) else [grads]) \
+        if grads is not None else [None] * len(outs)
+    return sum(1 for o, g in zip(outs, given, strict=False)
+               if g is None and getattr(o, "requires_grad", False))
+
+
 @function("grad", "outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, "
           "only_inputs=True, allow_unused=None, is_grads_batched=False, "
           "materialize_grads=False", MEMBERS, "autograd")
@@ -43,7 +53,8 @@ def _grad(interp: Interpreter, a: Kwargs) -> Value:
     events = engine_backward.grad(a["outputs"], a["inputs"], a["grad_outputs"],
                                   a["retain_graph"], create, a["allow_unused"],
                                   bool(a["materialize_grads"]), result)
-    interp.run_pass("grad", a.get("__text__", ""), events, keep, create)
+    interp.run_pass("grad", a.get("__text__", ""), events, keep, create,
+                    seeds=implicit_seeds(a["outputs"], a["grad_outputs"]))
     inputs = a["inputs"]
     listed = list(inputs.values()) if isinstance(inputs, dict) else (
         list(inputs) if isinstance(inputs, (list, tuple)) else [inputs])
@@ -62,7 +73,8 @@ def _backward(interp: Interpreter, a: Kwargs) -> None:
     keep = create if a["retain_graph"] is None else bool(a["retain_graph"])
     events = engine_backward.backward(a["tensors"], grads, a["retain_graph"], create,
                                       a["inputs"])
-    interp.run_pass("backward", a.get("__text__", "") or "torch.autograd", events, keep, create)
+    interp.run_pass("backward", a.get("__text__", "") or "torch.autograd", events, keep, create,
+                    seeds=implicit_seeds(a["tensors"], grads))
 
 
 def _saved_tensors_hooks(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:

@@ -24,6 +24,19 @@ class PassStarted:
     retain_graph: bool
     create_graph: bool
     iteration: list[int]              # the enclosing loops' iteration numbers, outermost first
+    seeds: int = 0                    # ones seeds `_make_grads` made (no gradient given)
+
+
+@dataclass(slots=True)
+class CallFailed:
+    """A backward() or autograd.grad() call raised before the engine ran a pass (a
+    non-scalar output without `gradient=`, an output without grad_fn ...)."""
+
+    kind: str                         # "backward" or "grad"
+    output: str
+    line: int
+    type: str
+    message: str
 
 
 @dataclass(slots=True)
@@ -103,6 +116,6 @@ class ProgramFinished:
     printed: list[str] = field(default_factory=list)
 
 
-RunEvent = (Event | PassStarted | Printed | Warned | Untracked | GradReturned
+RunEvent = (Event | PassStarted | CallFailed | Printed | Warned | Untracked | GradReturned
             | OptimizerStepped | ProgramFinished)
 Emit = Callable[[RunEvent], None]

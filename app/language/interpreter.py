@@ -26,6 +26,7 @@ import numpy as np
 
 from app.language import program as ir
 from app.language.events import (
+    CallFailed,
     Emit,
     PassStarted,
     Printed,
@@ -173,7 +174,7 @@ class Interpreter:
             raise op_errors.no_attribute(value, "backward")
         from engine.backward import backward
 
-        self.run_pass("backward", name, backward(value), False, False)
+        self.run_pass("backward", name, backward(value), False, False, seeds=1)
 
     # -- limits ----------------------------------------------------------------------
     def tick(self) -> None:
@@ -486,25 +487,30 @@ class Interpreter:
 
     # -- passes ----------------------------------------------------------------------
     def run_pass(self, kind: str, output: str, events: Iterator[Event], retain: bool,
-                 create: bool) -> None:
-        """Run one backward or autograd.grad call, handing its events on."""
+                 create: bool, seeds: int = 0) -> None:
+        """Run one backward or autograd.grad call, handing its events on (`seeds`: how
+        many outputs got `_make_grads`'s ones seed, for the profiler's timeline)."""
         if self.in_hook:              # the error points at the call inside the hook
             raise TorchError("UnsupportedError", "a hook that calls backward() or "
                              "autograd.grad() is not supported in the lab: compute the "
                              "gradient after the backward pass")
         span = self.spans[-1] if self.spans else self._last_line()
         self.in_backward += 1
+        started = False
         try:
             for event in events:
                 if isinstance(event, GraphRecorded):
                     self.emit(PassStarted(self.passes, kind, output, span.line, span.col,
-                                          retain, create, list(self.loops)))
+                                          retain, create, list(self.loops), seeds))
                     self.passes += 1
+                    started = True
                 self.emit(event)
                 if isinstance(event, NodePopped) and event.error is None:
                     self.tick_pop()
-        except TorchError:
+        except TorchError as e:
             self.backward_failed = True
+            if not started:
+                self.emit(CallFailed(kind, output, span.line, e.type_name, e.message))
             raise
         finally:
             self.in_backward -= 1

@@ -184,12 +184,13 @@ def _dims(value: Value) -> Any:
 
 @method("backward", "gradient=None, retain_graph=None, create_graph=False, inputs=None")
 def _backward(interp: Interpreter, t: Tensor, a: Kwargs) -> None:
+    from app.language.autograd_api import implicit_seeds
     from engine.backward import backward
 
     keep = bool(a["create_graph"]) if a["retain_graph"] is None else bool(a["retain_graph"])
     events = backward(t, a["gradient"], a["retain_graph"], a["create_graph"], a["inputs"])
     interp.run_pass("backward", a.get("__text__", "") or "tensor", events, keep,
-                    bool(a["create_graph"]))
+                    bool(a["create_graph"]), seeds=implicit_seeds(t, a["gradient"]))
 
 
 @method("detach", "")

@@ -38,6 +38,7 @@ from app.trace.document import (
 )
 from app.trace.gcpause import GC_PAUSE
 from app.trace.layout import clear_cache as clear_layouts
+from app.trace.lenses import Lenses
 from app.trace.pieces import Piece, PieceBuilder, Send, TraceEvent
 
 __all__ = ["Graph", "GraphNode", "Step", "Trace", "TraceEvent", "clear_caches", "document_bytes",
@@ -78,7 +79,8 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
             send(kind, piece)
 
     builder = PieceBuilder(finish, limits.max_full_passes)
-    interpreter = Interpreter(program, limits, builder.emit)
+    lenses = Lenses(builder.emit, send, limits.max_full_passes)
+    interpreter = Interpreter(program, limits, lenses.emit)
     if seed is not None:
         interpreter.ctx.replay_seed = seed
     interpreter.ctx.scheduler = scheduler
@@ -93,6 +95,7 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
             scheduler=scheduler))
         return
     trace = finished[0]
+    lenses.finish(trace)
     trace.program = program_info(source, program, list(trace.grads))
     trace.seed = interpreter.ctx.fresh_seed
     trace.scheduler = scheduler

@@ -10,6 +10,8 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
+from app.trace.callpath import Phase
+from app.trace.profile import ProfileEvent
 from app.trace.values import JSONValue
 from engine import TORCH_VERSION
 
@@ -259,6 +261,10 @@ class Trace(BaseModel):
                                                "its random numbers from (send it back to "
                                                "replay them)")
     program: ProgramInfo | None = Field(None, description="null for a rejected program")
+    profile: list[ProfileEvent] = Field([], description="the profiler's events, forward "
+                                        "then backward, per pass (app/trace/profile.py)")
+    callpath: list[Phase] = Field([], description="each call's way from backward() or "
+                                  "autograd.grad() to .grad (app/trace/callpath.py)")
     scheduler: Scheduler = Field("ready_queue", description="the engine that ordered each "
                                  "pass's steps: PyTorch's ready queue, or the topological "
                                  "order of seed 000 (engine/topological.py)")
