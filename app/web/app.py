@@ -12,7 +12,7 @@ from app.ops.body_limit import BodyLimit
 from app.ops.edge import CONTENT_SECURITY_POLICY, Edge, Headers
 from app.ops.metrics import Metrics
 from app.ops.ratelimit import RateLimits
-from app.web import api, derivatives, embed, errors, pages, present, questions, rooms
+from app.web import api, compare, derivatives, embed, errors, pages, present, questions, rooms
 from app.web.settings import Settings
 
 __all__ = ["CONTENT_SECURITY_POLICY", "create_app"]
@@ -31,6 +31,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                            app.state.metrics)
     app.include_router(api.router)
     app.include_router(derivatives.router)
+    app.include_router(compare.router)
     app.include_router(api.health_router)
     app.include_router(rooms.router)
     app.include_router(present.lessons_router)

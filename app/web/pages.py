@@ -38,7 +38,8 @@ COMPRESSIBLE = frozenset({".js", ".css", ".svg", ".html", ".json", ".txt"})
 # with the lab's own.
 # The embed's entry (/embed) and the exports (loaded at the lab's export buttons) likewise.
 PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/", "js/views/network/",
-                  "js/embed.js", "js/export.js", "js/views/derivative.js")
+                  "js/embed.js", "js/export.js", "js/views/derivative.js",
+                  "js/compare.js", "js/compare-page.js")
 
 router = APIRouter(tags=["pages"])
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())

@@ -65,3 +65,14 @@ export async function getDerivative(request) {
   if (!response.ok) throw new Error(`POST /api/derivative: HTTP ${response.status}`);
   return response.json();
 }
+
+/** The whole trace document of one program (POST /api/trace). */
+export async function getTrace(source) {
+  const response = await fetch('/api/trace', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ source }),
+  });
+  if (!response.ok) throw new Error(`POST /api/trace: HTTP ${response.status}`);
+  return response.json();
+}
