@@ -3,6 +3,8 @@ non-scalar error, as the document and the stream carry them, and the source rout
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.trace import run_source, trace_events
 from app.trace.callpath import SOURCES
 
@@ -80,3 +82,22 @@ def test_each_phase_links_to_a_function_of_the_engine() -> None:
         path, name = target.split("#")
         text = (root / path).read_text(encoding="utf-8")
         assert f"def {name}(" in text, target
+
+
+def test_source_route_serves_the_engine_only(app_client: Any) -> None:
+    app_client = app_client()
+    for target in SOURCES.values():
+        path, name = target.split("#")
+        response = app_client.get(f"/source/{path}")
+        assert response.status_code == 200
+        assert f'id="{name}"' in response.text
+    listing = app_client.get("/source/engine/")
+    assert listing.status_code == 200 and 'href="/source/engine/graph_task.py"' in listing.text
+    for outside in ("app/web/settings.py", "engine/../pyproject.toml", "engine/missing.py",
+                    "%2e%2e/pyproject.toml", "engine/__pycache__/node.cpython-311.pyc"):
+        assert app_client.get(f"/source/{outside}").status_code == 404, outside
+
+
+def test_source_page_escapes_the_code(app_client: Any) -> None:
+    text = app_client().get("/source/engine/graph_task.py").text
+    assert "-&gt; Iterator[Event]" in text and "<script" not in text.split("</head>")[1]

@@ -12,7 +12,18 @@ from app.ops.body_limit import BodyLimit
 from app.ops.edge import CONTENT_SECURITY_POLICY, Edge, Headers
 from app.ops.metrics import Metrics
 from app.ops.ratelimit import RateLimits
-from app.web import api, compare, derivatives, embed, errors, pages, present, questions, rooms
+from app.web import (
+    api,
+    compare,
+    derivatives,
+    embed,
+    errors,
+    pages,
+    present,
+    questions,
+    rooms,
+    source,
+)
 from app.web.settings import Settings
 
 __all__ = ["CONTENT_SECURITY_POLICY", "create_app"]
@@ -39,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(present.router)
     app.include_router(embed.router)
+    app.include_router(source.router)
     pages.mount_static(app)
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
