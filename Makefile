@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest bench docs conformance clean compiled test-compiled FORCE
+.PHONY: run test lint typecheck pytest bench docs conformance clean compiled test-compiled fuzz FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ run: $(VENV)/.installed-run
 	$(BIN)/autograd-lab serve --host $(HOST) --port $(PORT)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check app engine tests bench setup.py
+	$(BIN)/ruff check app engine tests bench fuzz setup.py
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
@@ -46,6 +46,19 @@ test: lint typecheck pytest
 docs: $(VENV)/.installed-test
 	$(BIN)/python -m tests.browser.screenshots docs
 	$(BIN)/python -m tests.browser.present_screenshots docs
+
+# Coverage-guided fuzzing of the parser and the interpreter (fuzz/harness.py) for
+# FUZZ_SECONDS, seeded with the conformance programs; not part of `make test`. atheris is
+# its own extra: where it cannot be installed (no wheel, no clang), this says so and stops.
+FUZZ_SECONDS ?= 300
+fuzz: $(VENV)/.installed-test
+	@$(BIN)/python -c 'import atheris' 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[fuzz]' \
+	  || true
+	@if $(BIN)/python -c 'import atheris' 2>/dev/null; then \
+	  mkdir -p build/fuzz-corpus build/fuzz-crashes && \
+	  $(BIN)/python fuzz/harness.py -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz-crashes/ build/fuzz-corpus; \
+	else echo "fuzz: skipped: atheris cannot be installed here (pip install atheris)"; fi
 
 conformance: $(VENV)/.installed-run
 	$(BIN)/python ../shared/conformance/check.py --show 5
