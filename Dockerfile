@@ -15,22 +15,29 @@ RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))
  && pip install "mypy==2.4.1" "setuptools>=77" -r /tmp/requirements.txt
 COPY app ./app
 COPY engine ./engine
+# The page's files and the lessons go into the wheel as package data of the app.
+COPY static ./static
+COPY templates ./templates
+COPY lessons ./lessons
 RUN AUTOGRAD_LAB_COMPILE=1 pip wheel --no-deps --no-build-isolation --wheel-dir /wheels .
 
 # Runtime: the compiled wheel and its dependencies; no compiler, no mypy.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 COPY --from=builder /wheels /tmp/wheels
-RUN pip install /tmp/wheels/*.whl && rm -rf /tmp/wheels && useradd --create-home lab
-# app/web/pages.py serves static/ and templates/ from beside the app package.
-COPY static /usr/local/lib/python3.11/site-packages/static
-COPY templates /usr/local/lib/python3.11/site-packages/templates
-COPY lessons /usr/local/lib/python3.11/site-packages/lessons
-RUN python -c "import app.web.pages, app.trace.build; \
+RUN pip install /tmp/wheels/*.whl && rm -rf /tmp/wheels \
+ && useradd --create-home --uid 10001 --user-group lab
+# static/, templates/ and the lessons are the app package's own data (app/static, ...).
+RUN python -c "import app.web.pages, app.lessons, app.trace.build; \
 assert app.trace.build.__file__.endswith('.so'), app.trace.__file__; \
-assert (app.web.pages.STATIC / 'js' / 'app.js').is_file(), app.web.pages.STATIC"
-USER lab
+assert (app.web.pages.STATIC / 'js' / 'app.js').is_file(), app.web.pages.STATIC; \
+assert app.web.pages.STATIC.parent.name == 'app', app.web.pages.STATIC; \
+assert any(app.lessons.shipped_dir().glob('*.toml')), app.lessons.shipped_dir()"
+# Not root: the server needs to write nothing (rooms live in memory or in Redis).
+USER lab:lab
+WORKDIR /home/lab
 
 EXPOSE 8000
-HEALTHCHECK CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz')"
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"
 CMD ["autograd-lab", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -39,7 +39,10 @@ MAX_PROGRAMS = 20        # keys 1-9 reach the first nine; N and Shift+N every on
 def shipped_dir() -> Path:
     """The repository's lessons/, beside static/ (which a compiled build links to)."""
     here = ROOT / "lessons"
-    return here if here.is_dir() else (ROOT / "static").resolve().parent / "lessons"
+    if here.is_dir():
+        return here
+    packaged = Path(__file__).resolve().parent / "shipped_lessons"   # an installed copy's
+    return packaged if packaged.is_dir() else (ROOT / "static").resolve().parent / "lessons"
 
 
 class LessonError(ValueError):

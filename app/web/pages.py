@@ -26,8 +26,11 @@ from starlette.staticfiles import PathLike
 from starlette.types import Scope
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC = ROOT / "static"
-TEMPLATES = ROOT / "templates"
+# An installed copy carries static/ and templates/ inside the app package (package data,
+# mapped from the repository's own folders in pyproject.toml); a checkout has them at its root.
+PACKAGED = Path(__file__).resolve().parents[1]
+STATIC = PACKAGED / "static" if (PACKAGED / "static").is_dir() else ROOT / "static"
+TEMPLATES = PACKAGED / "templates" if (PACKAGED / "templates").is_dir() else ROOT / "templates"
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Text that gzip shrinks to about a third; the page's first load is measured compressed
 # (tests/test_pages.py, bench/page.py), as a browser receives it.
