@@ -7,12 +7,13 @@ export async function getPresets() {
 }
 
 /** POST the program to /api/trace/stream and call onEvent(kind, data) for every
- * Server-Sent Event as it arrives: pass, graph, dependencies, step..., done. */
-export async function streamTrace(source, onEvent, signal) {
+ * Server-Sent Event as it arrives: pass, graph, dependencies, step..., done. `scheduler`
+ * ('ready_queue', the default, or 'topological') orders each pass's steps. */
+export async function streamTrace(source, onEvent, signal, scheduler = null) {
   const response = await fetch('/api/trace/stream', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-    body: JSON.stringify({ source }),
+    body: JSON.stringify(scheduler ? { source, scheduler } : { source }),
     signal,
   });
   if (!response.ok) throw new Error(`POST /api/trace/stream: HTTP ${response.status}`);

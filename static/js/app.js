@@ -36,6 +36,7 @@ let follower = null;                // present/follower.js, on a page that follo
 let predicting = null;              // predict.js's view, once wired
 let network = null;                 // views/network/index.js, once a run has needed it
 let derivative = null;              // views/derivative.js, once a run has a graph
+let schedulers = null;              // views/schedulers.js, once "Compare schedulers" is pressed
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
@@ -111,6 +112,10 @@ function paint() {
   network?.render(state);
   outside.render($('outside'), state);
   derivative?.render($('derivative'), state);
+  if (schedulers && !$('schedulers').hidden) {
+    if (state.run.source) schedulers.load(state.run.source);
+    schedulers.render($('schedulers'), state);
+  }
   again.render(document.querySelector('.again'), state);
   const said = status();
   if ($('status').textContent !== said) $('status').textContent = said;
@@ -285,6 +290,7 @@ function wire() {
     dispatch({ type: 'settings', settings: { theme: next } });
   });
   $('share').addEventListener('click', share);
+  $('compare-schedulers').addEventListener('click', toggleSchedulers);
   $('export-svg').addEventListener('click', exportSvg);
   $('export-frames').addEventListener('click', exportFrames);
   $('embed-code').addEventListener('click', copyEmbed);
@@ -317,6 +323,23 @@ function wire() {
       go(wanted.step);
     }
   });
+}
+
+/** "Compare schedulers": the panel (views/schedulers.js, loaded at the first press) shows
+ * the run under both schedulers; the lab's step index drives both. */
+async function toggleSchedulers() {
+  const panel = $('schedulers');
+  const open = panel.hidden;
+  $('compare-schedulers').setAttribute('aria-pressed', String(open));
+  if (open && !schedulers) {
+    const module = await import('./views/schedulers.js');
+    await module.ready;
+    module.mount(panel, { move, onChange: () => { if (!dirty) { dirty = true; requestAnimationFrame(paint); } } });
+    schedulers = module;
+  }
+  panel.hidden = !open;
+  if (open) panel.scrollIntoView({ block: 'nearest' });
+  if (!dirty) { dirty = true; requestAnimationFrame(paint); }
 }
 
 /** Where keys type text, and so are not the lab's shortcuts. */
