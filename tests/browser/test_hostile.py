@@ -48,7 +48,12 @@ def untouched(page: Any, dialogs: list[str]) -> None:
 
 def opened(browser: Any, watch: Watch, url: str, dialogs: list[str], width: int = 1280) -> Any:
     page = new_page(browser, watch, width=width, height=800)
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dialog(d: Any) -> None:
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dialog)
     page.goto(url)
     return page
 
