@@ -42,7 +42,8 @@ COMPRESSIBLE = frozenset({".js", ".css", ".svg", ".html", ".json", ".txt"})
 # The embed's entry (/embed) and the exports (loaded at the lab's export buttons) likewise.
 PRESENTER_ONLY = ("js/present/", "js/follow.js", "js/quiz/", "js/views/network/",
                   "js/embed.js", "js/export.js", "js/views/derivative.js",
-                  "js/compare.js", "js/compare-page.js", "js/views/schedulers.js")
+                  "js/compare.js", "js/compare-page.js", "js/views/schedulers.js",
+                  "js/views/timeline.js", "js/views/callpath.js")
 
 router = APIRouter(tags=["pages"])
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())

@@ -37,6 +37,7 @@ let predicting = null;              // predict.js's view, once wired
 let network = null;                 // views/network/index.js, once a run has needed it
 let derivative = null;              // views/derivative.js, once a run has a graph
 let schedulers = null;              // views/schedulers.js, once "Compare schedulers" is pressed
+let lenses = null;                  // views/timeline.js and callpath.js, once a run has phases
 const player = createPlayer(() => state, dispatch);
 
 function dispatch(action) {
@@ -48,6 +49,7 @@ function dispatch(action) {
   player.sync();
   if (!network && needsNetwork(state.run)) loadNetwork();
   if (!derivative && state.run.status === 'done' && state.run.passes.length) loadDerivative();
+  if (!lenses && state.run.callpath?.length) loadLenses();
   if (!dirty) { dirty = true; requestAnimationFrame(paint); }
 }
 
@@ -89,6 +91,20 @@ function loadDerivative() {
   });
 }
 
+/** The profiler timeline and the call path load once a run has call-path phases (the first
+ * pass's arrive with its first step): the first load never fetches them. */
+function loadLenses() {
+  if (document.body.dataset.lenses) return;
+  document.body.dataset.lenses = 'loading';
+  Promise.all([import('./views/timeline.js'), import('./views/callpath.js')]).then(async ([timelineView, callpathView]) => {
+    await timelineView.ready;
+    timelineView.mount($('timeline'), $('graph-wrap'));
+    lenses = { timeline: timelineView, callpath: callpathView };
+    document.body.dataset.lenses = 'ready';
+    if (!dirty) { dirty = true; requestAnimationFrame(paint); }
+  });
+}
+
 function paint() {
   dirty = false;
   const started = performance.now();
@@ -112,6 +128,8 @@ function paint() {
   network?.render(state);
   outside.render($('outside'), state);
   derivative?.render($('derivative'), state);
+  lenses?.timeline.render($('timeline'), state);
+  lenses?.callpath.render($('callpath'), state);
   if (schedulers && !$('schedulers').hidden) {
     if (state.run.source) schedulers.load(state.run.source);
     schedulers.render($('schedulers'), state);

@@ -11,7 +11,7 @@ export const THEMES = ['auto', 'light', 'dark'];
 
 export function emptyRun(status = 'idle', source = '') {
   return { status, source, passes: [], grads: {}, error: null, program: null, console: [], outside: [],
-           optimizer_steps: [] };
+           optimizer_steps: [], profile: [], callpath: [] };
 }
 
 export function initialState(init = {}) {
@@ -94,10 +94,13 @@ export function fold(run, kind, data) {
       return { ...run, console: [...run.console, data] };
     case 'optimizer':
       return { ...run, optimizer_steps: [...run.optimizer_steps, data] };
+    case 'phase':                   // the call path, as each pass's phases become known
+      return { ...run, callpath: [...(run.callpath ?? []), ...data.phases] };
     case 'done':
       return { ...run, status: 'done', grads: data.grads, error: data.error, program: data.program ?? null, seed: data.seed ?? null,
                console: run.console.length ? run.console : data.console ?? [], outside: data.outside ?? [],
-               optimizer_steps: data.optimizer_steps ?? run.optimizer_steps };
+               optimizer_steps: data.optimizer_steps ?? run.optimizer_steps,
+               profile: data.profile ?? [], callpath: data.callpath ?? run.callpath ?? [] };
     default:
       return run;
   }
