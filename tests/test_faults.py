@@ -37,7 +37,7 @@ def test_a_program_at_the_time_limit_delays_no_one_else(app_server: Any) -> None
     worker = threading.Thread(target=run_slow)
     worker.start()
     time.sleep(0.3)                       # the slow program is running
-    others = []
+    others: list[float] = []
     while worker.is_alive() and len(others) < 40:
         seconds, doc = post(url, WORKED)
         assert doc["error"] is None and doc["grads"] == {"w": 28.0, "b": 14.0}
