@@ -36,7 +36,7 @@ from engine.functions import profiled
 
 EVALUATE = "autograd::engine::evaluate_function: "
 ACCUMULATE = "torch::autograd::AccumulateGrad"
-MAX_STEPS = 2_000           # a pass with more pops keeps no timeline (its size, not its use)
+MAX_STEPS = 500             # a pass of more nodes keeps no timeline: too long to read
 BROADCASTING = frozenset({"AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
                           "PowBackward1"})
 
@@ -70,6 +70,7 @@ class _Pass:
         self.events: list[ProfileEvent] = []
         self.steps = 0
         self.held: dict[int, int] = {}       # node id -> the token waiting in its buffer
+        self.holders: dict[int, int] = {}    # token -> how many buffers hold it
         self.pinned: set[int] = set()        # tokens Python holds (the root gradients)
         self.expanded: set[int] = set()      # tokens that are expanded views
         self.tokens = 0
@@ -78,9 +79,23 @@ class _Pass:
         self.tokens += 1
         return self.tokens
 
+    def hold(self, node: int, token: int) -> None:
+        old = self.held.get(node)
+        if old is not None:
+            self.holders[old] -= 1
+        self.held[node] = token
+        self.holders[token] = self.holders.get(token, 0) + 1
+
+    def take(self, node: int) -> int | None:
+        token = self.held.pop(node, None)
+        if token is not None:
+            self.holders[token] -= 1
+        return token
+
     def shared(self, token: int, owner: int) -> bool:
-        return token in self.pinned or token in self.expanded or any(
-            t == token for n, t in self.held.items() if n != owner)
+        """Held by Python, an expanded view, or waiting in a buffer other than owner's."""
+        others = self.holders.get(token, 0) - (self.held.get(owner) == token)
+        return token in self.pinned or token in self.expanded or others > 0
 
 
 class ProfileBuilder:
@@ -103,8 +118,6 @@ class ProfileBuilder:
         elif isinstance(event, NodePopped) and self.current is not None:
             if self.current.kept:
                 self.pop(self.current, event)
-                if self.current.steps > MAX_STEPS:     # too long to draw: dropped
-                    self.current.kept, self.current.events = False, []
             elif event.ran:
                 self.current.steps += 1
         elif isinstance(event, ProgramFinished):
@@ -120,6 +133,9 @@ class ProfileBuilder:
         return len(p.events) - 1
 
     def forward(self, p: _Pass, event: GraphRecorded) -> None:
+        if len(event.nodes) > MAX_STEPS:        # too long to draw: it keeps no timeline
+            p.kept = False
+            return
         p.nodes = {n.id: n for n in event.nodes}
         for n in sorted(event.nodes, key=lambda n: n.seq):
             if n.name == "AccumulateGrad" or n.id in self.shown:
@@ -131,7 +147,7 @@ class ProfileBuilder:
             self.add(p, profiled.SEED, "forward", -1, None, None)
         root = p.token()
         p.pinned.add(root)
-        p.held[event.root] = root
+        p.hold(event.root, root)
 
     def pop(self, p: _Pass, e: NodePopped) -> None:
         if e.ran:
@@ -141,7 +157,7 @@ class ProfileBuilder:
         name = ACCUMULATE if accumulate else e.name
         seq = -1 if e.seq == UINT64_MAX else e.seq
         top = self.add(p, EVALUATE + name, "backward", seq, e.node, None, step)
-        token = p.held.pop(e.node, None)
+        token = p.take(e.node)
         if token is None:                       # a root of several: Python holds it
             token = p.token()
             p.pinned.add(token)
@@ -195,10 +211,10 @@ class ProfileBuilder:
                 out = p.token()
             old = p.held.get(s.to)
             if old is None:
-                p.held[s.to] = out
+                p.hold(s.to, out)
             elif p.shared(old, s.to):
                 adds.append("aten::add")
-                p.held[s.to] = p.token()
+                p.hold(s.to, p.token())
             else:
                 adds.append("aten::add_")
         for op in sums + adds:
