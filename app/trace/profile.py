@@ -37,8 +37,6 @@ from engine.functions import profiled
 EVALUATE = "autograd::engine::evaluate_function: "
 ACCUMULATE = "torch::autograd::AccumulateGrad"
 MAX_STEPS = 500             # a pass of more nodes keeps no timeline: too long to read
-BROADCASTING = frozenset({"AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
-                          "PowBackward1"})
 
 
 ProfileEvent = TypedDict("ProfileEvent", {
@@ -202,11 +200,12 @@ class ProfileBuilder:
         adds: list[str] = []
         for s in e.sent:
             out = token if s.edge in through else p.token()
-            if e.name in profiled.EXPANDED:
+            if e.name in profiled.EXPANDED or (e.name in profiled.VIEWS
+                                               and token in p.expanded):
                 p.expanded.add(out)
             target = p.nodes.get(s.to)
-            if (info is not None and target is not None and e.name in BROADCASTING
-                    and target.shape != info.shape):
+            if (info is not None and target is not None and target.shape != info.shape
+                    and s.edge in profiled.BROADCAST.get(e.name, ())):
                 sums += ["aten::sum"] + (["aten::view"] if target.shape else [])
                 out = p.token()
             old = p.held.get(s.to)

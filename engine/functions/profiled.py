@@ -59,13 +59,36 @@ BACKWARD: Final[Mapping[str, Mapping[str, tuple[str, ...]]]] = MappingProxyType(
     "SumBackward0": {"1": ("aten::expand",)},
     "MeanBackward0": {"1": ("aten::expand", "aten::div")},
     "SelectBackward0": {"1": ("aten::select_backward",)},
-    "MmBackward0": {"11": ("aten::t", "aten::mm", "aten::t", "aten::mm")},
     "MvBackward0": {"11": ("aten::ger", "aten::t", "aten::mv")},
+    "DotBackward0": {"11": _MUL * 2},
+    "ReciprocalBackward0": {"1": ("aten::mul", "aten::neg", "aten::mul")},
+    "PowBackward2": {"1": _MUL * 2},
+    "CloneBackward0": {"1": ()},
+    "TBackward0": {"1": ("aten::t",)},
+    "ViewBackward0": {"1": ("aten::reshape",)},
+    "UnsqueezeBackward0": {"1": ("aten::squeeze",)},
+    "SqueezeBackward4": {"1": ("aten::unsqueeze",)},
+    "SliceBackward0": {"1": ("aten::slice_backward",)},
+    "AddmmBackward0": {"101": ("aten::t", "aten::mm", "aten::t")},    # F.linear's W.t()
+    "MseLossBackward0": {"10": ("aten::mse_loss_backward",)},
+    "NllLossBackward0": {"1": ("aten::nll_loss_backward",)},
+    "LogSoftmaxBackward0": {"1": ("aten::_log_softmax_backward_data",)},
+    "SoftmaxBackward0": {"1": ("aten::_softmax_backward_data",)},
 })
+# MmBackward0 is left out: which ops it runs depends on its inputs' strides (a transposed
+# operand is multiplied the other way round), which the lab does not keep.
 
 PASS_THROUGH: Final[Mapping[str, tuple[int, ...]]] = MappingProxyType(
-    {"AddBackward0": (0, 1), "SubBackward0": (0,)})
+    {"AddBackward0": (0, 1), "SubBackward0": (0,), "CloneBackward0": (0,),
+     "AddmmBackward0": (0,)})
 EXPANDED: Final[frozenset[str]] = frozenset({"SumBackward0"})
+# Views of the incoming gradient: an expanded one stays expanded.
+VIEWS: Final[frozenset[str]] = frozenset({"TBackward0", "ViewBackward0",
+                                          "UnsqueezeBackward0", "SqueezeBackward4"})
+# The inputs whose gradient `validate_outputs` may sum back to a broadcast input's shape.
+BROADCAST: Final[Mapping[str, tuple[int, ...]]] = MappingProxyType({
+    "AddBackward0": (0, 1), "SubBackward0": (0, 1), "MulBackward0": (0, 1),
+    "DivBackward0": (0, 1), "PowBackward1": (0, 1), "AddmmBackward0": (0,)})
 
 # AccumulateGrad (accumulate_grad.h): the first write takes a gradient no one else holds
 # (`detach`) and copies one still held elsewhere; a later write adds in place.
