@@ -101,3 +101,15 @@ def test_source_route_serves_the_engine_only(app_client: Any) -> None:
 def test_source_page_escapes_the_code(app_client: Any) -> None:
     text = app_client().get("/source/engine/graph_task.py").text
     assert "-&gt; Iterator[Event]" in text and "<script" not in text.split("</head>")[1]
+
+
+def test_torch_autograd_backward_starts_at_its_own_box() -> None:
+    source = "x = torch.tensor(2.0, requires_grad=True)\ny = x * x\ntorch.autograd.backward(y)\n"
+    assert phases(source)[0] == ("torch.autograd.backward", 0, "ok")
+    failing = "x = torch.tensor([1.0, 2.0], requires_grad=True)\ntorch.autograd.backward(x * x)\n"
+    assert phases(failing) == [("torch.autograd.backward", 0, "ok"), ("_make_grads", 0, "error")]
+
+
+def test_grad_of_a_non_scalar_fails_in_its_own_branch() -> None:
+    source = "x = torch.tensor([1.0, 2.0], requires_grad=True)\ng = torch.autograd.grad(x * x, x)\n"
+    assert phases(source) == [("torch.autograd.grad", 0, "ok"), ("_make_grads", 0, "error")]

@@ -151,3 +151,13 @@ def backward_events(events: list[tuple[int, str, int]]) -> list[tuple[int, str, 
 def test_network_backward_events_equal_live_torch(torch: Any, body: str) -> None:
     source = NETWORK_LEAVES + MARK + body
     assert backward_events(lab(source)) == backward_events(profile(source))
+
+
+def test_a_pass_too_big_to_read_keeps_no_timeline_but_its_call_path() -> None:
+    from app.trace.profile import MAX_STEPS
+
+    source = ("x = torch.tensor(1.0, requires_grad=True)\ny = x\n"
+              f"for i in range({MAX_STEPS}):\n    y = y * 1.0\ny.backward()\n")
+    trace = run_source(source)
+    assert len(trace.passes[0].steps) > MAX_STEPS and trace.profile == []
+    assert trace.callpath[-1]["phase"] == ".grad"

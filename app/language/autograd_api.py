@@ -74,7 +74,7 @@ def _backward(interp: Interpreter, a: Kwargs) -> None:
     events = engine_backward.backward(a["tensors"], grads, a["retain_graph"], create,
                                       a["inputs"])
     interp.run_pass("backward", a.get("__text__", "") or "torch.autograd", events, keep, create,
-                    seeds=implicit_seeds(a["tensors"], grads))
+                    seeds=implicit_seeds(a["tensors"], grads), direct=True)
 
 
 def _saved_tensors_hooks(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:

@@ -25,6 +25,7 @@ class PassStarted:
     create_graph: bool
     iteration: list[int]              # the enclosing loops' iteration numbers, outermost first
     seeds: int = 0                    # ones seeds `_make_grads` made (no gradient given)
+    direct: bool = False              # torch.autograd.backward(...), not Tensor.backward()
 
 
 @dataclass(slots=True)
@@ -37,6 +38,7 @@ class CallFailed:
     line: int
     type: str
     message: str
+    direct: bool = False
 
 
 @dataclass(slots=True)

@@ -487,7 +487,7 @@ class Interpreter:
 
     # -- passes ----------------------------------------------------------------------
     def run_pass(self, kind: str, output: str, events: Iterator[Event], retain: bool,
-                 create: bool, seeds: int = 0) -> None:
+                 create: bool, seeds: int = 0, direct: bool = False) -> None:
         """Run one backward or autograd.grad call, handing its events on (`seeds`: how
         many outputs got `_make_grads`'s ones seed, for the profiler's timeline)."""
         if self.in_hook:              # the error points at the call inside the hook
@@ -501,7 +501,8 @@ class Interpreter:
             for event in events:
                 if isinstance(event, GraphRecorded):
                     self.emit(PassStarted(self.passes, kind, output, span.line, span.col,
-                                          retain, create, list(self.loops), seeds))
+                                          retain, create, list(self.loops), seeds,
+                                          direct))
                     self.passes += 1
                     started = True
                 self.emit(event)
@@ -510,7 +511,8 @@ class Interpreter:
         except TorchError as e:
             self.backward_failed = True
             if not started:
-                self.emit(CallFailed(kind, output, span.line, e.type_name, e.message))
+                self.emit(CallFailed(kind, output, span.line, e.type_name, e.message,
+                                     direct))
             raise
         finally:
             self.in_backward -= 1

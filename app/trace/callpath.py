@@ -89,9 +89,9 @@ def opening(index: int, s: PassStarted) -> list[Phase]:
     grad = call == "grad"
     seed = (f"no gradient given: the seed is torch.ones_like({s.output})" if s.seeds
             else "the gradient given is checked against the output's shape")
-    phases = [] if grad else [_phase(index, call, "Tensor.backward", 0,
-                                     f"{s.output}.backward() hands over to torch.autograd",
-                                     line)]
+    phases = [] if grad or s.direct else [
+        _phase(index, call, "Tensor.backward", 0,
+               f"{s.output}.backward() hands over to torch.autograd", line)]
     phases += [
         _phase(index, call, "torch.autograd.grad" if grad else "torch.autograd.backward", 0,
                "the outputs and gradients become tuples; retain_graph defaults to "
@@ -134,8 +134,8 @@ def closing(index: int, s: PassStarted, steps: int, hooked: list[int]) -> list[P
 def failed(f: CallFailed) -> list[Phase]:
     """A call that raised before its engine ran: the phases up to the one that raised."""
     at = _failed_at(f.message)
-    order = (["torch.autograd.grad"] if f.kind == "grad"
-             else ["Tensor.backward", "torch.autograd.backward"])
+    order = (["torch.autograd.grad"] if f.kind == "grad" else ["torch.autograd.backward"]
+             if f.direct else ["Tensor.backward", "torch.autograd.backward"])
     order += ["_make_grads", "_engine_run_backward"]
     if at == "torch.autograd.grad":
         at = order[0] if f.kind == "grad" else "torch.autograd.backward"
