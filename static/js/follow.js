@@ -54,24 +54,44 @@ export function backToPresenter(follow) {
 // -- frames: (pass, step) in the room, an index into the lab's timeline --------------------
 
 /** The timeline index of a room frame: `step` pops done within backward call `pass` (0 is
- * the call's start); one more than the last call's pops is the frame after the program. */
+ * the call's start). Past a call's pops come its frames after the pops: first one per
+ * optimizer.step() that consumed its gradients (pops + 1, pops + 2, ...), then, after the
+ * last call, the frame after the program. */
 export function globalStep(run, pass, step) {
   const t = timeline(run);
   if (!run.passes.length) return 0;
   const p = Math.min(Math.max(0, pass), run.passes.length - 1);
   const pops = run.passes[p].steps.length;
-  if (step > pops && p === run.passes.length - 1 && t.end) return t.count - 1;
+  if (step > pops) {
+    const after = afterPops(t, p);
+    const k = after[Math.min(step - pops, after.length) - 1];
+    if (k !== undefined) return k;
+  }
   const j = Math.min(Math.max(0, step), pops) - 1;
-  const k = t.places.findIndex((place) => place.p === p && place.j === j && !place.end);
+  const k = t.places.findIndex((place) => place.p === p && place.j === j && !place.end
+    && place.optimizer === undefined);
   return Math.max(0, k);
+}
+
+/** The timeline indices of a call's frames after its pops, in order (see globalStep). */
+function afterPops(t, p) {
+  const out = [];
+  t.places.forEach((place, k) => {
+    if (place.p === p && (place.end || place.optimizer !== undefined)) out.push(k);
+  });
+  return out;
 }
 
 /** The room frame of a timeline index (the inverse of globalStep). */
 export function passStep(run, k) {
   const t = timeline(run);
-  const place = t.places[Math.max(0, Math.min(k, t.count - 1))];
+  const i = Math.max(0, Math.min(k, t.count - 1));
+  const place = t.places[i];
   if (!run.passes.length) return { pass: 0, step: 0 };
-  if (place.end) return { pass: place.p, step: run.passes[place.p].steps.length + 1 };
+  const pops = run.passes[place.p].steps.length;
+  if (place.end || place.optimizer !== undefined) {
+    return { pass: place.p, step: pops + 1 + afterPops(t, place.p).indexOf(i) };
+  }
   return { pass: place.p, step: place.j + 1 };
 }
 

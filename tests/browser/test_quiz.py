@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from app import questions as bank
 from app.questions import facts
@@ -165,10 +166,12 @@ def test_predict_mode_asks_before_each_pop_and_keeps_score(page: Any, server_url
     page.keyboard.press("Home")
     first = page.locator(f".predict-option[data-node='{steps[0]['node']}']")
     first.click()
-    assert counter(page).startswith("step 1 of")
+    # the counter is painted on the next animation frame, the verdict at once
+    expect(page.locator("#counter")).to_have_text(re.compile(r"^step 1 of"))
     assert "✓" in (page.locator(".predict-verdict").text_content() or "")
     wrong = page.locator(f".predict-option:not([data-node='{steps[1]['node']}'])").first
     wrong.click()
+    expect(page.locator("#counter")).to_have_text(re.compile(r"^step 2 of"))
     assert "✗" in (page.locator(".predict-verdict").text_content() or "")
     assert page.locator(".predict-score").text_content() == "Score: 1 of 2"
     assert page.locator("#queue").evaluate("q => getComputedStyle(q).visibility") == "hidden"
