@@ -64,8 +64,10 @@ def serve(args: argparse.Namespace) -> int:
     from app.web.app import create_app
     from app.web.settings import Settings
 
-    settings = Settings(host=args.host, port=args.port)
-    if args.workers > 1:
+    # The command line's options win over LAB_* settings, which win over the defaults.
+    given = {"host": args.host, "port": args.port, "workers": args.workers}
+    settings = Settings(**{k: v for k, v in given.items() if v is not None})
+    if settings.workers > 1:
         # Each process makes its own app from the same LAB_* settings; rooms must then live
         # in Redis, or a follower landing on another process would not find its room.
         if not settings.redis_url:
@@ -73,9 +75,11 @@ def serve(args: argparse.Namespace) -> int:
                   "each process would keep its own rooms", file=sys.stderr)
             return 2
         uvicorn.run("app.web.app:create_app", factory=True, host=settings.host,
-                    port=settings.port, workers=args.workers)
+                    port=settings.port, workers=settings.workers, proxy_headers=True,
+                    forwarded_allow_ips=settings.forwarded_allow_ips)
         return 0
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
     return 0
 
 
@@ -94,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
                    "queue (the default) or by a topological sort (engine/topological.py)")
     t.set_defaults(run=trace)
     s = sub.add_parser("serve", help="serve the lab on http://HOST:PORT")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
-    s.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="serve from N processes (rooms then need LAB_REDIS_URL)")
+    s.add_argument("--host", help="the address to listen on (LAB_HOST; 127.0.0.1)")
+    s.add_argument("--port", type=int, help="the port (LAB_PORT; 8000)")
+    s.add_argument("--workers", type=int, metavar="N", help="serve from N processes "
+                   "(LAB_WORKERS; 1; rooms then need LAB_REDIS_URL)")
     s.set_defaults(run=serve)
     add_questions(sub)
     args = parser.parse_args(argv)

@@ -300,3 +300,34 @@ def test_the_limits_are_shared_through_redis(app_client: Callable[..., Client],
     statuses = [c.post("/api/trace", json={"source": SOURCE}).status_code
                 for c in (one, two, one, two)]
     assert statuses == [200, 200, 200, 429]
+
+
+# -- `autograd-lab serve` ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("argv", "env", "want"), [
+    ([], {}, ("127.0.0.1", 8000)),
+    ([], {"LAB_HOST": "0.0.0.0", "LAB_PORT": "9001"}, ("0.0.0.0", 9001)),
+    (["--port", "9002"], {"LAB_PORT": "9001"}, ("127.0.0.1", 9002)),
+])
+def test_serve_takes_its_options_then_lab_settings(
+        monkeypatch: pytest.MonkeyPatch, argv: list[str], env: dict[str, str],
+        want: tuple[str, int]) -> None:
+    import uvicorn
+
+    from app.cli import main
+    for name in ("LAB_HOST", "LAB_PORT", "LAB_WORKERS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    assert main(["serve", *argv]) == 0
+    assert (seen["host"], seen["port"]) == want
+    assert seen["proxy_headers"] and seen["forwarded_allow_ips"] == "127.0.0.1"
+
+
+def test_serve_with_workers_needs_redis(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.cli import main
+    monkeypatch.delenv("LAB_REDIS_URL", raising=False)
+    monkeypatch.setenv("LAB_WORKERS", "2")
+    assert main(["serve"]) == 2
