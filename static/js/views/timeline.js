@@ -78,9 +78,10 @@ export function render(root, state) {
   if (drawn.run !== run || drawn.pass !== frame.passIndex) {
     draw(root, events, frame);
     drawn = { run, pass: frame.passIndex };
+    paintLink();                  // new elements on this side (the graph keeps its marks)
   }
-  follow(root, frame);
-  paintLink();
+  if (drawn.k !== frame.k) follow(root, frame);
+  drawn.k = frame.k;
 }
 
 function shortName(name) {
