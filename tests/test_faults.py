@@ -10,10 +10,14 @@ import time
 import urllib.request
 from typing import Any
 
+import httpx
+
 SLOW = ("x = torch.ones(100000)\n"          # no graph: only the clock can stop it
         "for i in range(190000):\n    x = x * 1.0\n")
 WORKED = "x = torch.tensor(2.0)\nw = 3.0\nb = 1.0\ny = w * x + b\nloss = y * y\n"
 MAX_SECONDS = 2.0
+MIXED = ("a = 2.0\nb = -3.0\nc = a * b\nd = c.tanh() + a.exp()\n"
+         "e = (d * c + b ** 2).sigmoid()\nloss = e * a + d\n")
 
 
 def post(url: str, source: str) -> tuple[float, dict[str, Any]]:
@@ -47,3 +51,32 @@ def test_a_program_at_the_time_limit_delays_no_one_else(app_server: Any) -> None
     assert MAX_SECONDS <= slow["s"] < MAX_SECONDS + 3
     assert len(others) >= 3, "the others were answered while it ran"
     assert max(others) < 1.0, others
+
+
+def gauges(url: str) -> dict[str, float]:
+    """/metrics' gauges of open streams and queued traces, by name and labels."""
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith(("lab_active_streams", "lab_trace_queue_depth"))}
+
+
+def test_streams_left_mid_way_give_back_their_place(app_server: Any) -> None:
+    """Clients that read a trace stream's first event and go: each one's place in the trace
+    queue and its count among the open streams are released as it goes, so that however
+    many leave, the next client is traced (FastAPI never closes a generator left suspended
+    at a yield; only the cycle collector would, some time later)."""
+    url = app_server(trace_workers="1", trace_queue_limit="1")
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for i in range(6):
+            body = {"source": f"{MIXED}# {i}\n"}
+            with client.stream("POST", "/api/trace/stream", json=body) as response:
+                first = next(line for line in response.iter_lines() if line.startswith("event:"))
+            assert first != "event: done", f"client {i} was told busy: places were kept"
+        deadline = time.monotonic() + 10
+        while any(gauges(url).values()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(gauges(url).values()), gauges(url)
+        doc = client.post("/api/trace", json={"source": WORKED + "# after\n"}).json()
+        assert doc["error"] is None, doc["error"]

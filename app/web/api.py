@@ -7,8 +7,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import TypeVar
+from contextlib import ExitStack, contextmanager
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -204,9 +204,20 @@ def outcome(document: bytes) -> str:
     return document[start:document.find(b'"', start)].decode() or "error"
 
 
+async def _held() -> AsyncIterator[ExitStack]:
+    """What a stream holds (its place in the queue, its count among open streams, its run),
+    released when the response ends: FastAPI never closes a generator that a client left
+    while it waited at a `yield` (only the cycle collector would, much later), and each
+    one kept a place in the trace queue until the queue answered everyone busy."""
+    with ExitStack() as held:
+        yield held
+
+
 @router.post("/trace/stream", response_class=EventSourceResponse,
              **TRACE_LIMITED)  # type: ignore[arg-type]
-async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[ServerSentEvent]:
+async def trace_stream(body: TraceRequest, request: Request,
+                       held: Annotated[ExitStack, Depends(_held)],
+                       ) -> AsyncIterator[ServerSentEvent]:
     """The same trace as Server-Sent Events, each sent as the engine produces it:
     `pass`, `graph`, `dependencies`, then one `step` per ready-queue pop, and finally
     `done` (a Trace with grads and error; its passes are empty, having been streamed)."""
@@ -214,17 +225,17 @@ async def trace_stream(body: TraceRequest, request: Request) -> AsyncIterator[Se
     queue: TraceQueue = request.app.state.trace_queue
     metrics: Metrics = request.app.state.metrics
     try:
-        with queue.admitted(), metrics.stream("trace"):
+        with held:
+            held.enter_context(queue.admitted())
+            held.enter_context(metrics.stream("trace"))
             pieces = _Pieces(trace_events(body.source, limits, scheduler=body.scheduler), queue)
-            try:
-                while (piece := await pieces.next()) is not None:
-                    kind, model = piece
-                    if kind == "done":
-                        error = getattr(model, "error", None)
-                        metrics.trace(error.kind if error is not None else "ok")
-                    yield ServerSentEvent(event=kind, raw_data=document_json(model))
-            finally:
-                pieces.close()
+            held.callback(pieces.close)
+            while (piece := await pieces.next()) is not None:
+                kind, model = piece
+                if kind == "done":
+                    error = getattr(model, "error", None)
+                    metrics.trace(error.kind if error is not None else "ok")
+                yield ServerSentEvent(event=kind, raw_data=document_json(model))
     except Busy:
         metrics.trace("busy")
         yield ServerSentEvent(event="done", raw_data=BUSY_DOCUMENT.decode())
