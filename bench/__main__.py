@@ -1,4 +1,5 @@
-"""`python -m bench [engine|courses|api|page|rooms|all]`: run the benchmarks and print a report."""
+"""`python -m bench [engine|courses|api|page|rooms|load|all]`: run the benchmarks, print a
+report."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import platform
 import time
 
-from bench import api, builds, courses, engine, rooms
+from bench import api, builds, courses, engine, load, rooms
 
 
 def page() -> None:
@@ -25,10 +26,11 @@ def page() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("which", nargs="?", default="all",
-                        choices=("engine", "courses", "api", "page", "rooms", "all"))
+                        choices=("engine", "courses", "api", "page", "rooms", "load", "all"))
     parser.add_argument("--quick", action="store_true",
                         help="engine: sizes 1k and 10k and depth 10k only; courses: "
-                             f"{courses.QUICK_PAIRS} pairs of runs each")
+                             f"{courses.QUICK_PAIRS} pairs of runs each; load: "
+                             f"{load.QUICK_CLIENTS} clients for {load.QUICK_SECONDS:.0f} s")
     parser.add_argument("--profile", nargs="?", type=int, const=10_000, metavar="OPS",
                         help="engine: also print a cProfile of the lab (default 10,000 ops)")
     args = parser.parse_args()
@@ -50,6 +52,9 @@ def main() -> None:
     rooms_met = None
     if args.which in ("rooms", "all"):
         rooms_met = rooms.main()
+    load_met = None
+    if args.which in ("load", "all"):
+        load_met = load.main(*((load.QUICK_CLIENTS, load.QUICK_SECONDS) if args.quick else ()))
     if args.which in ("page", "all"):
         page()
     print(f"Summary ({time.perf_counter() - started:.0f} s)")
@@ -65,6 +70,9 @@ def main() -> None:
     if rooms_met is not None:
         print(f"  rooms: 500 followers, p99 PUT→receipt under {rooms.TARGET_P99_MS:.0f} ms with "
               f"none missing? {'yes' if rooms_met else 'NO'}")
+    if load_met is not None:
+        print(f"  load: no 5xx or failure, nothing left open, memory back near its baseline? "
+              f"{'yes' if load_met else 'NO'}")
     if api_ratio is not None:
         ok = "yes" if api_ratio >= api.REQUIRED else "NO"
         print(f"  api: /api/trace rps / /healthz rps = {api_ratio:.2f}; at least "
