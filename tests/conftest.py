@@ -161,3 +161,10 @@ def _hypothesis_profiles() -> None:
 
 
 _hypothesis_profiles()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests last: Playwright's sync API keeps an event loop running on the main
+    thread while its session lasts, and `asyncio.run` (tests/test_rooms_load.py, the bench
+    smoke tests) refuses to start inside one. Otherwise in collection order."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
