@@ -4,13 +4,21 @@ promptly (traces run off the event loop, in LAB_TRACE_WORKERS threads)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 SLOW = ("x = torch.ones(100000)\n"          # no graph: only the clock can stop it
         "for i in range(190000):\n    x = x * 1.0\n")
@@ -100,3 +108,111 @@ def test_the_load_benchmark_runs_small() -> None:
         assert "200: " in line and "ms" in line, report
     assert "!!!" not in report, report          # a 5xx or a failure is reported loudly
     assert met and report.rstrip().endswith("yes"), report
+
+
+# -- a worker process that dies ------------------------------------------------------------
+
+def workers_of(parent: int) -> set[int]:
+    """The pids of uvicorn's worker processes under `parent` (multiprocessing's spawned
+    children; not its resource tracker)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except (OSError, ValueError):
+            continue
+        if ppid == parent and b"spawn_main" in cmdline:
+            found.add(int(entry))
+    return found
+
+
+def serving(port: int, client_port: int, pids: set[int]) -> int:
+    """Which of `pids` holds the server's end of the connection from `client_port`."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as f:
+            for row in f.read().splitlines()[1:]:
+                cols = row.split()
+                if (int(cols[1].rsplit(":", 1)[1], 16) == port
+                        and int(cols[2].rsplit(":", 1)[1], 16) == client_port):
+                    inodes.add(f"socket:[{cols[9]}]")
+    for pid in pids:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                    return pid
+    raise AssertionError(f"no worker holds the connection from port {client_port}")
+
+
+@pytest.fixture
+def two_workers(redis_url: str, tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """`autograd-lab serve --workers 2` with rooms in Redis: its URL and its parent's pid."""
+    from tests.conftest import _wait_until, free_port
+
+    port = free_port()
+    env = {**os.environ, "LAB_REDIS_URL": redis_url, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1",
+                                "--port", str(port), "--workers", "2"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until(lambda: len(workers_of(process.pid)) == 2 and healthy(url), process,
+                    "serve --workers 2", timeout=60)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def healthy(url: str) -> bool:
+    try:
+        return httpx.get(url + "/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_a_killed_worker_is_replaced_and_its_followers_resume(
+        two_workers: tuple[str, int]) -> None:
+    """uvicorn's supervisor (0.54: Multiprocess.keep_subprocess_alive, every 0.5 s) starts
+    a new worker for one killed with SIGKILL; meanwhile the other answers every request,
+    and the dead worker's follower, reconnecting with Last-Event-ID as a browser does, gets
+    the frames the presenter sent while it was away, then the next ones live."""
+    from tests.test_rooms import Hall
+
+    url, parent = two_workers
+    port = int(url.rsplit(":", 1)[1])
+    hall = Hall(url, [url])
+    code, token = hall.create()
+    follower = hall.follow(code)
+    seen = follower.next()
+    victim = serving(port, follower._socket.getsockname()[1], workers_of(parent))
+    os.kill(victim, signal.SIGKILL)
+    with pytest.raises(AssertionError, match="the stream ended"):
+        follower.next(timeout=10)                   # its connection died with it
+    hall.http.close()
+    hall.http = httpx.Client()                      # (its keep-alive may have been the victim's)
+    statuses = []
+    for step in (1, 2, 3):
+        hall.put(code, token, step)
+        statuses.append(httpx.post(url + "/api/trace", json={"source": WORKED}).status_code)
+    back = hall.follow(code, last_event_id=seen.id)
+    assert [back.next().data["step"] for _ in range(3)] == [1, 2, 3]
+    late = hall.follow(code)
+    assert late.next().data["step"] == 3, "a new follower lands on the current frame"
+    deadline = time.monotonic() + 60
+    while len(workers := workers_of(parent)) < 2 and time.monotonic() < deadline:
+        statuses.append(httpx.get(url + "/healthz", timeout=10).status_code)
+        time.sleep(0.2)
+    assert len(workers) == 2 and victim not in workers, workers
+    hall.put(code, token, 4)
+    assert back.next().data["step"] == late.next().data["step"] == 4
+    assert set(statuses) == {200}, statuses
+    for stream in hall.streams:
+        stream.close()
+    hall.http.close()
