@@ -154,8 +154,6 @@ class RedisStore(RoomStore):
 
     async def _read(self) -> None:
         while True:
-            if self._listening is not None and self._listening.done():
-                self._listening = asyncio.get_running_loop().create_future()
             pubsub = self._redis.pubsub()
             try:
                 await pubsub.psubscribe(PREFIX + "*")
@@ -165,16 +163,26 @@ class RedisStore(RoomStore):
                 raise
             except Exception:       # the connection dropped: followers resume from the log
                 logger.warning("rooms: Redis subscription lost; reconnecting", exc_info=True)
-                self._cut_off_all()
-                await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
+            self._deaf()
+            await asyncio.sleep(0.5)
+
+    def _deaf(self) -> None:
+        """Not subscribed: followers arriving now wait in _listen for the next subscription
+        (else they would miss what is published before it), those following are cut off
+        to resume from the log."""
+        if self._listening is not None and self._listening.done():
+            self._listening = asyncio.get_running_loop().create_future()
+        self._cut_off_all()
 
     def _deliver(self, message: dict[str, Any]) -> None:
         if message["type"] == "psubscribe":
             if self._listening is not None and not self._listening.done():
                 self._listening.set_result(None)
+            else:   # redis-py reconnected and subscribed again by itself: changes made
+                self._cut_off_all()     # meanwhile reached no follower; they resume
         elif message["type"] == "pmessage":
             code = message["channel"][len(PREFIX):]
             event = Event.decode(message["data"])
