@@ -219,6 +219,14 @@ class Run:
             if kind != "trace":
                 await asyncio.sleep(rng.uniform(0.2, 1.0))
 
+    async def lag(self) -> None:
+        """How late this process's own event loop wakes a sleeper: the part of every
+        latency above that is the clients', not the server's."""
+        while time.monotonic() < self.until:
+            started = time.perf_counter()
+            await asyncio.sleep(0.1)
+            self.tally.seconds["client lag"].append(time.perf_counter() - started - 0.1)
+
     async def present(self, token: str) -> None:
         """The presenter: a step every half second, through the whole run."""
         step, headers = 0, {"Authorization": f"Bearer {token}"}
@@ -277,6 +285,7 @@ async def _run(base: str, pid: int, clients: int, seconds: float) -> Result:
         tasks = [asyncio.ensure_future(run.client_loop(kind, i))
                  for i, kind in enumerate(kinds(clients))]
         tasks.append(asyncio.ensure_future(run.present(room["token"])))
+        tasks.append(asyncio.ensure_future(run.lag()))
         peak = before
         while time.monotonic() < run.until:
             await asyncio.sleep(min(2.0, max(0.1, run.until - time.monotonic())))
@@ -310,13 +319,15 @@ def run(clients: int = CLIENTS, seconds: float = SECONDS) -> Result:
 def report(r: Result) -> None:
     print(f"Load: {r.clients} concurrent clients for {r.seconds:.0f} s against one "
           f"`autograd-lab serve` on loopback ({', '.join(f'{k} {s}%' for k, s in SHARES)})")
-    for kind in [k for k, _ in SHARES] + ["present"]:
+    for kind in [k for k, _ in SHARES] + ["present", "client lag"]:
         times = [t * 1000 for t in r.tally.seconds.get(kind, [])]
-        what = "response" if kind in ("trace", "stream", "present") else "first event"
+        what = ("response" if kind in ("trace", "stream", "present") else
+                "wake-up" if kind == "client lag" else "first event")
         counts = ", ".join(f"{s}: {n}" for s, n in sorted(r.tally.statuses[kind].items()))
         timing = (f"p50 {percentile(times, 0.5):.0f} ms, p99 {percentile(times, 0.99):.0f} ms"
                   f" to the {what}; " if times else "")
-        print(f"  {kind:8}{timing}{counts or 'nothing answered'}")
+        quiet = "" if kind == "client lag" else "nothing answered"
+        print(f"  {kind:10}{timing}{counts or quiet}")
     errors, failures = r.tally.server_errors(), r.tally.failures()
     if errors:
         print(f"  !!! {errors} responses with a 5xx status !!!")
