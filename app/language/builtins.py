@@ -158,7 +158,11 @@ def _abs(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     value = args[0]
     if isinstance(value, Tensor):
         return functions.abs(value)
-    if isinstance(value, (int, float)):
+    # An int and a float apart: the compiled build (mypyc) narrows `isinstance(v, (int,
+    # float))` to a float, and abs(-2) would be 2.0.
+    if isinstance(value, int):
+        return abs(value)
+    if isinstance(value, float):
         return abs(value)
     raise TorchError("TypeError", f"bad operand type for abs(): '{type_name(value)}'")
 
@@ -174,7 +178,9 @@ def _round(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
             return functions.div_scalar(functions.round(functions.mul_scalar(value, scale)),
                                         scale)
         return functions.round(value)
-    if not isinstance(value, (int, float)):
+    if isinstance(value, int):          # apart from float, as in _abs: round(3, 2) is 3
+        return round(value) if digits is None else round(value, as_index(digits))
+    if not isinstance(value, float):
         raise TorchError("TypeError", f"type {type_name(value)} doesn't define __round__ method")
     return round(value) if digits is None else round(value, as_index(digits))
 

@@ -315,7 +315,7 @@ def _input(module: Module, args: Args, kwargs: Kwargs) -> Tensor:
 
 
 class Sequential(Module):
-    def __init__(self, modules: list[Module]) -> None:
+    def __init__(self, modules: list[Value]) -> None:   # checked here, as PyTorch does
         super().__init__("Sequential")
         for i, m in enumerate(modules):
             if not isinstance(m, Module):

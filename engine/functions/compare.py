@@ -139,7 +139,7 @@ class MinimumBackward0(_Choose):
     picks_larger = False
 
 
-def _choose(node_type: type[_Choose], kernel: Any, self: Tensor, other: Tensor) -> Tensor:
+def _choose(node_type: type[_Choose], kernel: Any, self: Tensor, other: object) -> Tensor:
     if not isinstance(other, Tensor):
         raise op_errors.not_a_tensor_argument(node_type.name.removesuffix("Backward0").lower(),
                                            "other", 2, other)
@@ -152,11 +152,11 @@ def _choose(node_type: type[_Choose], kernel: Any, self: Tensor, other: Tensor) 
     return out
 
 
-def maximum(self: Tensor, other: Tensor) -> Tensor:
+def maximum(self: Tensor, other: object) -> Tensor:   # `other` checked in _choose
     return _choose(MaximumBackward0, np.maximum, self, other)
 
 
-def minimum(self: Tensor, other: Tensor) -> Tensor:
+def minimum(self: Tensor, other: object) -> Tensor:
     return _choose(MinimumBackward0, np.minimum, self, other)
 
 

@@ -66,8 +66,9 @@ def arange(ctx: AutogradContext, start: Number, end: Number | None = None, step:
            dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     """`torch.arange`: int64 when every bound is an int, else float32; each value is
     `start + i * step` computed in double, then stored in the dtype."""
-    if end is None:
-        start, end = 0, start
+    if end is None:         # one statement each: the compiled build types a swap's tuple
+        end = start
+        start = 0
     if step == 0:
         raise errors.TorchError("RuntimeError", "step must be nonzero")
     if (end - start) * step < 0 and end != start:
