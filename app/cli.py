@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from typing import Any
 
 from app.limits import DEFAULT_LIMITS, Limits
@@ -74,6 +76,10 @@ def serve(args: argparse.Namespace) -> int:
             print("autograd-lab: serve --workers N>1 needs LAB_REDIS_URL (redis://HOST:PORT): "
                   "each process would keep its own rooms", file=sys.stderr)
             return 2
+        # The workers' metrics meet in one directory, so that any of them answers for all
+        # (app/ops/metrics.py); a fresh one unless the deployment names its own.
+        if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="autograd-lab-")
         uvicorn.run("app.web.app:create_app", factory=True, host=settings.host,
                     port=settings.port, workers=settings.workers, proxy_headers=True,
                     forwarded_allow_ips=settings.forwarded_allow_ips)

@@ -331,3 +331,19 @@ def test_serve_with_workers_needs_redis(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("LAB_REDIS_URL", raising=False)
     monkeypatch.setenv("LAB_WORKERS", "2")
     assert main(["serve"]) == 2
+
+
+def test_serve_with_workers_gives_them_one_metrics_directory(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import uvicorn
+
+    from app.cli import main
+    monkeypatch.setenv("LAB_REDIS_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(
+        kw, metrics=os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
+    assert main(["serve", "--workers", "2"]) == 0
+    assert seen["workers"] == 2 and seen["metrics"] and os.path.isdir(seen["metrics"])
