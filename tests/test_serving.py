@@ -341,7 +341,7 @@ def test_serve_with_workers_gives_them_one_metrics_directory(
 
     from app.cli import main
     monkeypatch.setenv("LAB_REDIS_URL", "redis://127.0.0.1:1/0")
-    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "")    # unset, and put back after the test
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(
         kw, metrics=os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
