@@ -18,7 +18,7 @@ COMPILED_DIR = ROOT / "build" / "compiled"
 STAMP = COMPILED_DIR / ".stamp"           # written by `make compiled` once it is complete
 PURE, COMPILED = "pure", "compiled"
 LABELS = {COMPILED: "compiled (as deployed)", PURE: "pure Python"}
-PROBES = ("app.trace", "engine.graph_task")   # compiled in the compiled build
+PROBES = ("app.trace.build", "engine.graph_task")   # compiled in the compiled build
 
 
 def available() -> bool:
