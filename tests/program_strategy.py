@@ -191,22 +191,28 @@ def programs(draw: Draw) -> str:
     family = draw(st.sampled_from(SHAPE_FAMILIES))
     env = Env()
     body: list[ast.stmt] = []
-    if draw(st.integers(0, 4)) == 0:
+    plain = draw(st.integers(0, 4)) == 0      # `import torch`: the shorthand is off
+    if plain:
         body.append(ast.Import([ast.alias("torch")]))
     leaf_names = draw(st.lists(st.sampled_from(LEAF_NAMES), min_size=1, max_size=4,
                                unique=True))
     for i, name in enumerate(leaf_names):
         shape: Shape = draw(st.sampled_from(family))
+        python_number = False
         styles = ["shorthand", "grad"] if i == 0 else ["shorthand", "grad", "grad", "nograd",
                                                        "int"]
         style = draw(st.sampled_from(styles))
         if ending == "nograd" and style in ("shorthand", "grad"):
             style = "nograd"
+        if style == "shorthand" and plain and i == 0:
+            style = "grad"
         if style == "shorthand" or (style == "int" and shape):
             shape = ()
             value: ast.expr = _num(draw(st.sampled_from((*VALUES, 2, -1, 1))))
             if style == "int":               # an int64 tensor without grad
                 value = tensor_call(draw(st.sampled_from([2, 3, -1])), None)
+            elif plain:                      # a Python number, as PyTorch reads it
+                python_number = True
             else:
                 env.leaves_with_grad.append(name)
                 env.grad.add(name)
@@ -216,7 +222,7 @@ def programs(draw: Draw) -> str:
             env.grad.add(name)
         else:
             value = tensor_call(_data(draw, shape), draw(st.sampled_from([None, False])))
-        env.shapes[name] = shape
+        env.shapes[name] = None if python_number else shape
         body.append(_assign(name, value))
     for i in range(draw(st.integers(0, 3))):
         value, shape_or_none = expression(draw, env, draw(st.integers(1, 3)))

@@ -135,7 +135,7 @@ function paint() {
     schedulers.render($('schedulers'), state);
   }
   again.render(document.querySelector('.again'), state);
-  const said = status();
+  const said = notice && notice.run === state.run && notice.step === shownStep(state) ? notice.text : status();
   if ($('status').textContent !== said) $('status').textContent = said;
   document.body.classList.toggle('is-running', state.run.status === 'running');
   document.body.dataset.run = state.run.status;
@@ -396,6 +396,14 @@ function onKey(event) {
   handler();
 }
 
+/** A message about what the student just did (copied, exported): shown until the step or the
+ * run changes, whatever else repaints meanwhile (a view that loads late repaints the page). */
+let notice = null;
+function say(text) {
+  notice = { run: state.run, step: shownStep(state), text };
+  $('status').textContent = text;
+}
+
 /** "Copy as PyTorch": the server's script for the program that ran. Where the clipboard
  * is refused, the script is shown, selected, to copy by hand. */
 async function copyPytorch() {
@@ -405,13 +413,13 @@ async function copyPytorch() {
   try {
     await navigator.clipboard.writeText(script);
     $('pytorch-copy').hidden = true;
-    $('status').textContent = `Copied as PyTorch: a ${lines}-line script that prints every leaf's .grad.`;
+    say(`Copied as PyTorch: a ${lines}-line script that prints every leaf's .grad.`);
   } catch {
     const box = $('pytorch-copy');
     box.hidden = false;
     $('pytorch-text').value = script;
     $('pytorch-text').select();
-    $('status').textContent = 'The clipboard is not available here: copy the script below.';
+    say('The clipboard is not available here: copy the script below.');
   }
 }
 
@@ -419,9 +427,9 @@ async function share() {
   writeUrl();
   try {
     await navigator.clipboard.writeText(location.href);
-    $('status').textContent = 'Link copied: it opens this exact view.';
+    say('Link copied: it opens this exact view.');
   } catch {
-    $('status').textContent = 'Copy the address bar: it holds this exact view.';
+    say('Copy the address bar: it holds this exact view.');
   }
 }
 
@@ -433,24 +441,24 @@ const background = () => getComputedStyle($('graph-wrap')).getPropertyValue('--p
 async function exportSvg() {
   const svg = $('graph');
   if (!svg.getAttribute('viewBox') || !$('graph-wrap').classList.contains('has-graph')) {
-    $('status').textContent = 'No graph to export at this step.';
+    say('No graph to export at this step.');
     return;
   }
   const { download, standaloneSvg } = await exportsModule();
   const k = shownStep(state);
   download(new Blob([standaloneSvg(svg, background())], { type: 'image/svg+xml' }), `autograd-lab-step-${k}.svg`);
-  $('status').textContent = `Exported step ${k} as SVG.`;
+  say(`Exported step ${k} as SVG.`);
 }
 
 async function exportFrames() {
   if (state.run.status !== 'done' || !state.run.passes.some((p) => p.graph)) {
-    $('status').textContent = 'Run a program first: the frames are its steps.';
+    say('Run a program first: the frames are its steps.');
     return;
   }
   const { download, frames, zip } = await exportsModule();
   const files = frames(state, network, background());
   download(zip(files), 'autograd-lab-frames.zip');
-  $('status').textContent = `Exported ${files.length} frames (one per step) as a zip.`;
+  say(`Exported ${files.length} frames (one per step) as a zip.`);
 }
 
 async function copyEmbed() {
@@ -460,12 +468,12 @@ async function copyEmbed() {
   try {
     await navigator.clipboard.writeText(code);
     $('embed-copy').hidden = true;
-    $('status').textContent = 'Embed code copied: a read-only view of this program at this step.';
+    say('Embed code copied: a read-only view of this program at this step.');
   } catch {
     $('embed-copy').hidden = false;
     $('embed-text').value = code;
     $('embed-text').select();
-    $('status').textContent = 'The clipboard is not available here: copy the embed code below.';
+    say('The clipboard is not available here: copy the embed code below.');
   }
 }
 
