@@ -6,6 +6,10 @@ shorthand is written out (shorthand programs only), every `X.backward(...)` and 
 `torch.autograd.grad(...)` call, at any depth, goes through the recorder, and every
 statement of a nested body is followed by a scan of its scope (to name leaves and hook
 new nodes at once). tests/torch_recorder.py runs the result under live torch.
+
+The contract's rules it needs (which name is the implicit backward's, whether a program
+imports torch) are written here again rather than imported from app/language/parse.py:
+this is the reference side, and a mistake in the lab's parser must not be mirrored in it.
 """
 
 from __future__ import annotations
