@@ -16,6 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 
+class LimitExceeded(Exception):
+    """One of the lab's limits on work (statements, loop iterations, calls, time)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     max_source_bytes: int = 64_000      # program text, UTF-8

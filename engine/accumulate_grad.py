@@ -10,15 +10,15 @@ post-accumulate-grad hooks run with the leaf itself.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from engine.context import UINT64_MAX
+from engine.functions.arithmetic import add
+from engine.functions.inplace import copy_
 from engine.node import InputMetadata, Node
-
-if TYPE_CHECKING:
-    from engine.tensor import Tensor
+from engine.tensor import Tensor
 
 
 class AccumulateGrad(Node):
@@ -43,10 +43,6 @@ class AccumulateGrad(Node):
 def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
     """`.grad` = new_grad (a copy) the first time, `.grad += new_grad` afterwards, then
     the post-accumulate hooks."""
-    from engine.functions.arithmetic import add
-    from engine.functions.inplace import copy_
-    from engine.tensor import Tensor
-
     ctx = leaf.ctx
     if leaf.grad is None:
         if ctx.grad_mode and new_grad.requires_grad:

@@ -38,8 +38,6 @@ class InputBuffer:
 def validate_outputs(node: Node, outputs: list[Tensor | None]) -> list[Tensor | None]:
     """`validate_outputs`: each gradient summed back to its input's shape (broadcasting
     undone with `at::sum_to`) and cast to its dtype, or PyTorch's error."""
-    from engine.functions.reduction import sum_to
-
     checked: list[Tensor | None] = []
     for i, (edge, grad) in enumerate(zip(node.next_edges, outputs, strict=True)):
         if edge is None or grad is None:
@@ -50,6 +48,8 @@ def validate_outputs(node: Node, outputs: list[Tensor | None]) -> list[Tensor | 
             if not _expandable(metadata.shape, grad.shape):
                 raise TorchError("RuntimeError", errors.invalid_gradient_shape(
                     node.node_name, i, grad.shape, metadata.shape))
+            from engine.functions.reduction import sum_to  # (a cycle; imported when needed)
+
             grad = sum_to(grad, metadata.shape)
         if metadata.dtype is not None and grad.dtype is not metadata.dtype:
             grad = grad_cast(grad, metadata.dtype)

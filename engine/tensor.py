@@ -111,9 +111,9 @@ class Tensor:
 
     def grad_accumulator(self) -> AccumulateGrad:
         """The leaf's one AccumulateGrad node, shared by every use of the leaf."""
-        from engine.accumulate_grad import AccumulateGrad
-
         if self._grad_accumulator is None:
+            from engine.accumulate_grad import AccumulateGrad  # (a cycle: imported once)
+
             self._grad_accumulator = AccumulateGrad(self)
         return self._grad_accumulator
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.language import pytorch_names
+from app.language import containers, nodes, pytorch_names, tensor_api
 from app.language.size import Size
 from app.language.values import (
     BoundMethod,
@@ -53,8 +53,6 @@ def not_in_lab(what: str) -> TorchError:
 
 
 def get_attribute(interp: Interpreter, obj: Value, name: str) -> Value:
-    from app.language import containers, nodes, tensor_api
-
     if isinstance(obj, Tensor):
         return tensor_api.get(interp, obj, name)
     if isinstance(obj, Namespace):
@@ -109,8 +107,6 @@ def _function_class(interp: Interpreter, cls: FunctionClass, name: str) -> Value
 
 
 def set_attribute(interp: Interpreter, obj: Value, name: str, value: Value) -> None:
-    from app.language import nodes, tensor_api
-
     if isinstance(obj, Tensor):
         tensor_api.set(interp, obj, name, value)
         return

@@ -398,7 +398,7 @@ def _math(name: str, arity: int | tuple[int, int] = 1, limit: int | None = None)
             raise TorchError("TypeError", f"{name}() takes {takes} ({len(args)} given)")
         values = [_real(a) for a in args]
         if limit is not None and any(abs(v) > limit for v in values):
-            from app.language.interpreter import LimitExceeded
+            from app.limits import LimitExceeded
 
             raise LimitExceeded(f"math.{name} of numbers above {limit} is more than the lab "
                                 "computes")

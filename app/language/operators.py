@@ -14,6 +14,7 @@ import numpy as np
 
 from app.language.size import Size
 from app.language.values import ReturnTypes, Value, py_str, type_name
+from app.limits import LimitExceeded
 from engine import functions
 from engine.errors import TorchError
 from engine.functions import inplace, setitem
@@ -109,8 +110,6 @@ def binary(interp: Interpreter, op: str, a: Value, b: Value) -> Value:
                          "not support")
     if isinstance(result, int) and not isinstance(result, bool) and \
             result.bit_length() > interp.limits.max_number_bits:
-        from app.language.interpreter import LimitExceeded
-
         raise LimitExceeded(f"this number is larger than {interp.limits.max_number_bits} bits, "
                             "the most the lab computes")
     if isinstance(a, Size) and isinstance(result, tuple):
@@ -120,8 +119,6 @@ def binary(interp: Interpreter, op: str, a: Value, b: Value) -> Value:
 
 def _check_growth(interp: Interpreter, op: str, a: Value, b: Value) -> None:
     """Refuse `2 ** 10 ** 10` and `[0] * 10**9` before Python spends the memory on them."""
-    from app.language.interpreter import LimitExceeded
-
     bits = interp.limits.max_number_bits
     if (op == "**" and isinstance(a, int) and isinstance(b, int) and b > 0
             and abs(a) > 1 and b * math.log2(abs(a)) > bits):

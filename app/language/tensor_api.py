@@ -16,6 +16,7 @@ from app.language.size import Size
 from app.language.values import BoundMethod, Builtin, Value, function_name, type_name
 from engine import dtypes, functions, hooks, op_errors
 from engine import errors as torch_errors
+from engine.backward import backward
 from engine.dtypes import DType
 from engine.errors import TorchError
 from engine.functions import inplace
@@ -184,8 +185,7 @@ def _dims(value: Value) -> Any:
 
 @method("backward", "gradient=None, retain_graph=None, create_graph=False, inputs=None")
 def _backward(interp: Interpreter, t: Tensor, a: Kwargs) -> None:
-    from app.language.autograd_api import implicit_seeds
-    from engine.backward import backward
+    from app.language.autograd_api import implicit_seeds  # (a cycle: torch_api needs us)
 
     keep = bool(a["create_graph"]) if a["retain_graph"] is None else bool(a["retain_graph"])
     events = backward(t, a["gradient"], a["retain_graph"], a["create_graph"], a["inputs"])
@@ -223,7 +223,7 @@ def _retain_grad(interp: Interpreter, t: Tensor, a: Kwargs) -> None:
 def check_hook_count(interp: Interpreter, count: int, what: str = "a tensor") -> None:
     """`max_hooks`: a hook registered in a loop would otherwise pile up without end."""
     if count >= interp.limits.max_hooks:
-        from app.language.interpreter import LimitExceeded
+        from app.limits import LimitExceeded
 
         raise LimitExceeded(f"{what} may have at most {interp.limits.max_hooks} hooks in "
                             "the lab (were hooks registered inside a loop?)")

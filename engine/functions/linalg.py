@@ -10,6 +10,8 @@ import numpy as np
 from engine import errors, op_errors
 from engine.functions._record import record
 from engine.functions.arithmetic import mul
+from engine.functions.dims import unsqueeze
+from engine.functions.shape import reshape, t, unsafe_view
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
@@ -48,16 +50,12 @@ def _column_major(t: Tensor) -> bool:
 
 
 def mm_mat1_backward(grad: Tensor, mat2: Tensor, mat1_column_major: bool) -> Tensor:
-    from engine.functions.shape import t
-
     if mat1_column_major:
         return t(mm(mat2, t(grad)))
     return mm(grad, t(mat2))
 
 
 def mm_mat2_backward(grad: Tensor, mat1: Tensor, mat2_column_major: bool) -> Tensor:
-    from engine.functions.shape import t
-
     if mat2_column_major:
         return t(mm(t(grad), mat1))
     return mm(t(mat1), grad)
@@ -160,9 +158,6 @@ class MvBackward0(Node):
     saved_names = ("self", "vec")
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        from engine.functions.dims import unsqueeze
-        from engine.functions.shape import t
-
         (grad,) = grads
         assert grad is not None
         grad_self = grad_vec = None
@@ -226,8 +221,6 @@ class SqueezeBackward4(Node):
     saved_names = ("dim",)
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        from engine.functions.dims import unsqueeze
-
         (grad,) = grads
         assert grad is not None
         return [unsqueeze(grad, self.saved_value("dim"))]
@@ -236,8 +229,6 @@ class SqueezeBackward4(Node):
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     """`self @ other` for operands up to 2-D, and a batch of rows times a matrix or a
     vector (folded into one mm or mv, as `_matmul_impl` folds it)."""
-    from engine.functions.dims import unsqueeze
-
     if self.ndim == 0 or other.ndim == 0:
         raise errors.TorchError("RuntimeError", op_errors.matmul_0d(self.ndim, other.ndim))
     if self.ndim >= 3 and other.ndim <= 2 and (
@@ -263,8 +254,6 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
 def _folded(self: Tensor, other: Tensor) -> Tensor:
     """`should_fold`: self's leading dims folded into rows (`reshape`), one mm or mv, and
     the result given self's leading dims back (`_unsafe_view`)."""
-    from engine.functions.shape import reshape, unsafe_view
-
     rows = 1
     for d in self.shape[:-1]:
         rows *= d
@@ -274,6 +263,4 @@ def _folded(self: Tensor, other: Tensor) -> Tensor:
 
 
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    from engine.functions.dims import unsqueeze
-
     return mul(unsqueeze(self, 1), unsqueeze(vec2, 0))
