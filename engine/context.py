@@ -58,6 +58,11 @@ class AutogradContext:
         self.exec_info: Any = None
         self.hook_calls: Any = None            # the pop's HookCalls, for those inside apply
         self.scheduler = "ready_queue"         # or "topological" (engine/topological.py)
+        # Whether the next pass's events carry the views' snapshots (the graph's nodes,
+        # dependency counts, the queue and `.grad` before and after at each pop); a trace
+        # summarises passes past its max_full_passes and turns them off (see Note
+        # [Summarised passes] in engine/graph_task.py).
+        self.snapshots = True
         self._generator: Any = None
         self.replay_seed: int | None = None    # a seed to draw from instead of a fresh one
         self.fresh_seed: int | None = None     # the seed a fresh generator drew

@@ -81,6 +81,7 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
     builder = PieceBuilder(finish, limits.max_full_passes)
     lenses = Lenses(builder.emit, send, limits.max_full_passes)
     interpreter = Interpreter(program, limits, lenses.emit)
+    interpreter.keeps_next_pass = builder.keeps_next_pass
     if seed is not None:
         interpreter.ctx.replay_seed = seed
     interpreter.ctx.scheduler = scheduler

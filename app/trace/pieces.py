@@ -4,6 +4,10 @@ A backward or autograd.grad call is a pass only once a node runs in it (CONTRACT
 pass's opening pieces (`pass`, `graph`, `dependencies`) wait until its first step.
 Pops in which `autograd.grad` only captured a gradient ran no node and are not steps.
 Past `max_full_passes`, passes are summarised: their steps keep the contract's fields.
+The models made once per pass, print or optimizer step are made without validation, as
+the steps are (Note [Trusted construction] in document.py): a 1,000-step loop makes a
+thousand passes, and validating them took 8% of its trace's time (cProfile, compiled
+build).
 """
 
 from __future__ import annotations
@@ -109,7 +113,7 @@ class PieceBuilder:
             self.started = event
             self.open = False
             self.summarized = self.passes >= self.max_full_passes
-            self.waiting = [("pass", Pass(
+            self.waiting = [("pass", Pass.model_construct(
                 output=event.output, kind=event.kind, index=self.passes,  # type: ignore[arg-type]
                 line=event.line, iteration=event.iteration, retain_graph=event.retain_graph,
                 create_graph=event.create_graph, summarized=self.summarized))]
@@ -125,11 +129,10 @@ class PieceBuilder:
                 self.printed.append(event.text)
             # During a pass (a hook printing), before its first step the pass has begun
             starting = event.during_pass and not self.open
-            line = ConsoleLine(kind="print" if isinstance(event, Printed) else "warning",
-                               text=event.text, line=event.line,
-                               passes=self.passes + (1 if starting else 0),
-                               step=(0 if starting else self.steps) if event.during_pass
-                               else None)
+            line = ConsoleLine.model_construct(
+                kind="print" if isinstance(event, Printed) else "warning", text=event.text,
+                line=event.line, passes=self.passes + (1 if starting else 0),
+                step=(0 if starting else self.steps) if event.during_pass else None)
             self.console.append(line)
             self.send("console", line)
         elif isinstance(event, GradReturned):
@@ -146,6 +149,10 @@ class PieceBuilder:
                                         line=event.line))
         elif isinstance(event, ProgramFinished):
             self.finish(event)
+
+    def keeps_next_pass(self) -> bool:
+        """Whether the next pass will be kept step by step (not summarised)."""
+        return self.passes < self.max_full_passes
 
     def step(self, e: NodePopped) -> None:
         if not e.ran:
@@ -199,7 +206,7 @@ class PieceBuilder:
              "after": encode_step(u.after),
              "state": {k: encode_step(v) for k, v in u.state.items()}}
             for u in e.params]
-        step = OptimizerStep(
+        step = OptimizerStep.model_construct(
             index=len(self.optimizer_steps), kind=e.kind, line=e.line,  # type: ignore[arg-type]
             iteration=e.iteration, after_pass=self.passes - 1 if self.passes else None,
             hyper={k: encode(v) for k, v in e.hyper.items()}, params=params,
