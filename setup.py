@@ -26,14 +26,17 @@ COMPILED = [
     "engine/functions/*.py",
     "app/language/*.py",
     "app/trace/build.py",
+    "app/trace/pieces.py",
+    "app/trace/lenses.py",
     "app/trace/layout.py",
     "app/trace/layered.py",
     "app/trace/placement.py",
     "app/trace/bands.py",
     "app/trace/values.py",
-    # Pure Python, always: app/trace/document.py (pydantic models; mypyc emits C for them
-    # that does not build), app/limits.py (app/web/settings.py reads its fields as class
-    # attributes), and the server and command-line modules (not hot).
+    # Pure Python, always: app/trace/document.py and callpath.py (pydantic models; mypyc
+    # emits C for them that does not build), profile.py (once a pass, not hot),
+    # app/limits.py (app/web/settings.py reads its fields as class attributes), and the
+    # server and command-line modules (not hot).
 ]
 # Matched above but left pure: a subclass of tuple, which mypyc cannot compile.
 PURE = {"app/language/size.py"}
