@@ -40,6 +40,8 @@ INFERENCE_SAVED = (
     "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
     "`torch.inference_mode()`."
 )
+REQUIRES_GRAD_INFERENCE = ("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
 INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
     "clone to get a normal tensor before doing inplace update.See "

@@ -87,15 +87,13 @@ def grad_mode_programs(draw: Draw) -> str:
     _print_state(draw, code, names)
     if draw(st.booleans()):
         source = pick(draw, names)
-        # held back: requires_grad_() of an inference tensor (KNOWN: PyTorch refuses)
-        again = source not in inference and draw(st.booleans())
+        again = draw(st.booleans())     # of an inference tensor, PyTorch refuses
         code.add(f"d = {source}.detach()" + (".requires_grad_()" if again else ""))
         names.append("d")
         if source in inference:
             inference.add("d")
     if chance(draw, 4):
-        code.add(f"{pick(draw, ['x', 'd'] if 'd' in names and 'd' not in inference else ['x'])}"
-                 ".requires_grad_()")
+        code.add(f"{pick(draw, ['x', 'd'] if 'd' in names else ['x'])}.requires_grad_()")
     # mostly something that requires grad (w's product); now and then maybe not
     loss = pointwise(draw, names) if chance(draw, 5) else f"({pointwise(draw, names)}) * w"
     code.add(f"loss = ({loss}){'.sum()' if shape else ''}")

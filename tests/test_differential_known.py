@@ -150,6 +150,14 @@ FIXED = {
                                                "g2, = torch.autograd.grad(g, x)\n",
     "an-int-factory-that-requires-grad": "import torch\np = torch.full((2,), 3, "
                                          "requires_grad=True)\n",
+    "requires-grad-of-an-inference-tensor": "import torch\nwith torch.inference_mode():\n"
+                                            "    s = torch.tensor(1.0) * 2\n"
+                                            "d = s.detach().requires_grad_()\n",
+    "requires-grad-inside-inference-mode": "import torch\nwith torch.inference_mode():\n"
+                                           "    s = torch.tensor(1.0) * 2\n"
+                                           "    s.requires_grad_()\n"
+                                           "    print(s.requires_grad)\n"
+                                           "s.requires_grad_(False)\ns.requires_grad = True\n",
 }
 
 
@@ -163,11 +171,6 @@ KNOWN: dict[str, tuple[str, str]] = {
     "fill-node-name": (
         _VEC + "c = a * 1\nc.fill_(2.0)\nc.sum().backward()\n",
         "fill_ with a number records FillBackward2 in PyTorch, FillBackward0 in the lab"),
-    "requires-grad-of-an-inference-tensor": (
-        "import torch\nwith torch.inference_mode():\n    s = torch.tensor(1.0) * 2\n"
-        "d = s.detach().requires_grad_()\n",
-        "PyTorch raises 'Setting requires_grad=True on inference tensor outside "
-        "InferenceMode is not allowed.'; the lab lets it require grad"),
     "grad-of-outputs-that-reach-no-input": (
         _XY + "g = torch.autograd.grad(y * 2, x, allow_unused=True)\nprint(g)\n",
         "no input is reachable from the output, so PyTorch's engine runs no node (no "
