@@ -163,7 +163,8 @@ PINNED = {
     "HINT": "helper",                   # the end of modified_by_inplace's message
     **dict.fromkeys(REF_CONSTANTS, "reference"), **dict.fromkeys(REF_BUILT, "reference"),
     "EMPTY_INPUTS": "program", "NO_GRADIENTS": "program", "INT64_OVERFLOW": "program",
-    "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program", "item_of_many": "program",
+    "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program",
+    "REQUIRES_GRAD_INFERENCE": "program", "item_of_many": "program",
     "EMPTY_GRAD_INPUTS": "program", "INPUT_NO_GRAD": "program", "LEAF_VIEW_INPLACE": "program",
     "MATERIALIZE_ALLOW_UNUSED": "program", "POST_ACCUMULATE_NON_LEAF": "program",
     "POST_ACCUMULATE_NO_GRAD": "program", "POST_ACCUMULATE_RETURNED": "program",
@@ -200,6 +201,8 @@ CASES = [
          + V + "y = a * t", errors.INFERENCE_SAVED, "RuntimeError"),
     case("INFERENCE_INPLACE", "with torch.inference_mode():\n    t = torch.ones(2)\nt.add_(1)",
          errors.INFERENCE_INPLACE, "RuntimeError"),
+    case("REQUIRES_GRAD_INFERENCE", "with torch.inference_mode():\n    t = torch.ones(2)\n"
+         "t.requires_grad_()", errors.REQUIRES_GRAD_INFERENCE, "RuntimeError"),
     case("item_of_many", "a = torch.tensor([1.0, 2.0]); a.item()", errors.item_of_many(2),
          "RuntimeError"),
     case("item_of_many", "a = torch.ones(3, 2); a.item()", errors.item_of_many(6),
