@@ -141,7 +141,8 @@ def method(name: str, spec: str) -> Callable[[Impl], Impl]:
     """Declare `Tensor.name(spec)`; the implementation gets the tensor and its arguments."""
     # Methods written in Python (torch/_tensor.py) are named by their qualified name in
     # Python's argument errors; ATen's by their own.
-    signature = Signature(f"Tensor.{name}" if name in PYTHON_METHODS else name, spec)
+    signature = Signature(f"Tensor.{name}" if name in PYTHON_METHODS else name, spec,
+                          numpy=name not in PYTHON_METHODS and name != "norm")
 
     def register(impl: Impl) -> Impl:
         def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:

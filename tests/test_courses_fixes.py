@@ -1,0 +1,54 @@
+"""The rules that the second round of course programs (tests/data/corpus/courses_extra.jsonl)
+found the lab getting wrong, each as small programs compared with live PyTorch.
+
+The corpus pins each through a recorded tutorial program; these say the rule on its own,
+with its neighbours that must not change (a Python-written function keeps refusing NumPy's
+names, a tuple index keeps skipping whole slices)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch", reason="these compare with live PyTorch (pip install torch==2.13.0)")
+
+from tests.differential import lab, report
+from tests.matching import differences
+from tests.torch_recorder import record
+
+pytestmark = pytest.mark.torch
+
+_X = "import torch\nx = torch.tensor([[1.0, 2.0, 3.0], [4.0, 0.5, -1.0]], requires_grad=True)\n"
+
+CASES = {
+    # PyTorch's argument parser takes NumPy's names for dim/keepdim of native functions
+    "axis-of-a-reduction": _X + "y = x.sum(axis=1)\nprint(y, x.mean(axis=0, keepdims=True))\n"
+                                "y.sum().backward()\n",
+    "axis-of-argmax": _X + "print(x.argmax(axis=1), torch.argmax(x, axis=0))\n",
+    "axis-of-torch-functions": _X + "y = torch.cat([x, x], axis=0).softmax(axis=1)\n"
+                                    "z = torch.max(y, axis=1, keepdims=True).values\n"
+                                    "z.sum().backward()\nprint(z)\n",
+    # ... but not of the functions PyTorch writes in Python: Python's TypeError there
+    "no-axis-for-F-softmax": _X + "import torch.nn.functional as F\n"
+                                  "y = F.softmax(x, axis=1)\n",
+    "no-axis-for-torch-norm": _X + "y = torch.norm(x, axis=1)\n",
+    # a range in an index is a sequence of ints, as a list is (d2l's cross_entropy)
+    "range-in-a-tuple-index": _X + "y = x[range(len(x)), torch.tensor([2, 0])]\n"
+                                   "print(y)\n(-torch.log(y.abs())).sum().backward()\n",
+    "range-alone": _X + "y = x[range(1, 2)]\ny.sum().backward()\nprint(y.grad_fn.name())\n",
+    # a lone slice always slices (SliceBackward0), even when it covers the whole dimension;
+    # inside a tuple a whole slice is skipped, and nothing at all left is an alias
+    "lone-whole-slice": _X + "y = x[:]\nz = x[:5]\nw = x[0:1][:2]\n"
+                             "print(y.grad_fn.name(), z.grad_fn.name(), w.grad_fn.name())\n"
+                             "(y.sum() + z.sum() + w.sum()).backward()\n",
+    "whole-slices-in-a-tuple": _X + "y = x[:, :]\nz = x[:, :3]\nv = x[..., :]\n"
+                                    "print(y.grad_fn.name(), z.grad_fn.name(), v.grad_fn.name())\n"
+                                    "(y.sum() * z.sum() * v.sum()).backward()\n",
+    "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
+                               "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
+}
+
+
+@pytest.mark.parametrize("source", list(CASES.values()), ids=list(CASES))
+def test_course_rules_match_pytorch(source: str) -> None:
+    diffs = differences(lab(source), record(source))
+    assert not diffs, report(source, diffs)
