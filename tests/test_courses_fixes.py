@@ -43,6 +43,13 @@ CASES = {
     "whole-slices-in-a-tuple": _X + "y = x[:, :]\nz = x[:, :3]\nv = x[..., :]\n"
                                     "print(y.grad_fn.name(), z.grad_fn.name(), v.grad_fn.name())\n"
                                     "(y.sum() * z.sum() * v.sum()).backward()\n",
+    # a factory's sizes can be given as `size=` (d2l's torch.randn(size=(), requires_grad=True))
+    "size-keyword-of-factories": "import torch\ntorch.manual_seed(3)\n"
+                                 "a = torch.randn(size=(), requires_grad=True)\n"
+                                 "b = torch.rand(size=(2,)) + torch.zeros(size=(2,))\n"
+                                 "(a * b + torch.ones(size=(1, 2))).sum().backward()\n"
+                                 "print(a, b, a.grad)\n",
+    "size-twice": "import torch\nz = torch.zeros(2, size=(3,))\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }

@@ -76,6 +76,12 @@ class Signature:
         for key, value in kwargs.items():
             if self.numpy and key not in self.names and NUMPY_NAMES.get(key) in self.names:
                 key = NUMPY_NAMES[key]
+            if key == self.varargs:                     # torch.randn(size=(), ...)
+                if out[key]:
+                    raise TorchError("TypeError", f"{self.name}() got multiple values for "
+                                     f"argument '{key}'")
+                out[key] = [value]
+                continue
             if key not in self.names:
                 raise TorchError("TypeError", f"{self.name}() got an unexpected keyword "
                                  f"argument '{key}'")
