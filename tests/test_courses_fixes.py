@@ -50,6 +50,22 @@ CASES = {
                                  "(a * b + torch.ones(size=(1, 2))).sum().backward()\n"
                                  "print(a, b, a.grad)\n",
     "size-twice": "import torch\nz = torch.zeros(2, size=(3,))\n",
+    # `input` is the program's own variable where the program binds it (PyTorch's docs and
+    # tutorials do: `input = torch.randn(3, 5)`, `def forward(ctx, input)`); reading the
+    # builtin stays refused (tests/bad_input_rows.py)
+    "input-as-a-variable": "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+                           "input = torch.randn(3, 5, requires_grad=True)\n"
+                           "target = torch.tensor([1, 0, 4])\n"
+                           "output = nn.CrossEntropyLoss()(input, target)\noutput.backward()\n"
+                           "print(output, input.grad)\n",
+    "input-as-a-parameter": "import torch\nclass Cube(torch.autograd.Function):\n"
+                            "    @staticmethod\n    def forward(ctx, input):\n"
+                            "        ctx.save_for_backward(input)\n        return input ** 3\n"
+                            "    @staticmethod\n    def backward(ctx, grad_output):\n"
+                            "        input, = ctx.saved_tensors\n"
+                            "        return grad_output * 3 * input ** 2\n"
+                            "x = torch.tensor([0.5, -2.0], requires_grad=True)\n"
+                            "Cube.apply(x).sum().backward()\nprint(x.grad)\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }
