@@ -66,6 +66,34 @@ CASES = {
                             "        return grad_output * 3 * input ** 2\n"
                             "x = torch.tensor([0.5, -2.0], requires_grad=True)\n"
                             "Cube.apply(x).sum().backward()\nprint(x.grad)\n",
+    # gradcheck records nodes as PyTorch's does (its calls run with grad on, then its own
+    # arithmetic): the nodes after it have PyTorch's numbers
+    "nodes-after-gradcheck": "import torch\n"
+                             "x = torch.tensor([0.5, -2.0, 1.5], dtype=torch.double, "
+                             "requires_grad=True)\n"
+                             "print(torch.autograd.gradcheck(lambda t: (t * t.sin()).sum(),\n"
+                             "                               (x,)))\n"
+                             "y = (x * 2).exp().sum()\ny.backward()\n",
+    "nodes-after-gradcheck-of-two-inputs": "import torch\n"
+                                           "a = torch.tensor([0.3, 0.4], dtype=torch.double, "
+                                           "requires_grad=True)\n"
+                                           "b = torch.tensor(0.7, dtype=torch.double, "
+                                           "requires_grad=True)\n"
+                                           "ok = torch.autograd.gradcheck(lambda p, q: p * q, "
+                                           "(a, b), check_undefined_grad=False)\n"
+                                           "(a * b).sum().backward()\nprint(ok)\n",
+    "nodes-after-gradcheck-of-a-custom-function": "import torch\n"
+                            "class Cube(torch.autograd.Function):\n"
+                            "    @staticmethod\n    def forward(ctx, t):\n"
+                            "        print('forward')\n"
+                            "        ctx.save_for_backward(t)\n        return t ** 3\n"
+                            "    @staticmethod\n    def backward(ctx, g):\n"
+                            "        t, = ctx.saved_tensors\n        return g * 3 * t ** 2\n"
+                            "x = torch.tensor([0.5, -2.0], dtype=torch.double,\n"
+                            "                 requires_grad=True)\n"
+                            "print(torch.autograd.gradcheck(Cube.apply, (x,), eps=1e-6,\n"
+                            "                               atol=1e-4))\n"
+                            "Cube.apply(x).sum().backward()\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }
