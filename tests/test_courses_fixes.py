@@ -94,6 +94,11 @@ CASES = {
                             "print(torch.autograd.gradcheck(Cube.apply, (x,), eps=1e-6,\n"
                             "                               atol=1e-4))\n"
                             "Cube.apply(x).sum().backward()\n",
+    # a Linear's sizes are attributes (fine-tuning: nn.Linear(model.fc.in_features, 2))
+    "linear-in-features": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
+                          "fc = nn.Linear(3, 4)\nhead = nn.Linear(fc.out_features, 2)\n"
+                          "print(fc.in_features, head)\n"
+                          "head(fc(torch.ones(1, 3))).sum().backward()\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }

@@ -289,6 +289,8 @@ class Linear(Module):
                  bias: bool = True) -> None:
         super().__init__("Linear")
         self.in_features, self.out_features = in_features, out_features
+        # readable as PyTorch's (fine-tuning reads `model.fc.in_features`)
+        self.attributes.update(in_features=in_features, out_features=out_features)
         weight, b = init.linear_parameters(interp.ctx.generator, in_features, out_features,
                                            bias)
         self.parameters["weight"] = make_parameter(interp, Tensor(weight, interp.ctx))
