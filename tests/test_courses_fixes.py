@@ -19,6 +19,8 @@ pytestmark = pytest.mark.torch
 
 _X = "import torch\nx = torch.tensor([[1.0, 2.0, 3.0], [4.0, 0.5, -1.0]], requires_grad=True)\n"
 
+_NN = "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
+
 CASES = {
     # PyTorch's argument parser takes NumPy's names for dim/keepdim of native functions
     "axis-of-a-reduction": _X + "y = x.sum(axis=1)\nprint(y, x.mean(axis=0, keepdims=True))\n"
@@ -99,6 +101,21 @@ CASES = {
                           "fc = nn.Linear(3, 4)\nhead = nn.Linear(fc.out_features, 2)\n"
                           "print(fc.in_features, head)\n"
                           "head(fc(torch.ones(1, 3))).sum().backward()\n",
+    # a layer's constructor and forward raise Python's argument errors, named as PyTorch
+    # names them (the class that defines __init__; `Linear.forward()`)
+    "linear-missing-out-features": _NN + "m = nn.Linear(3)\n",
+    "loss-too-many-arguments": _NN + "m = nn.MSELoss(None, None, 'sum', 4)\n",
+    "cross-entropy-weight-first": _NN + "m = nn.CrossEntropyLoss(None, None, 1)\n"
+                                        "print(m(torch.tensor([[0.5, 1.0]]), torch.tensor([1])))\n",
+    "forward-extra-argument": _NN + "m = nn.Linear(2, 2)\ny = m(torch.ones(1, 2), 3)\n",
+    "forward-no-argument": _NN + "m = nn.Sequential(nn.ReLU())\ny = m()\n",
+    "loss-missing-target": _NN + "y = nn.MSELoss()(torch.ones(2))\n",
+    # a layer's class without its parentheses (a common slip) is named as torch.typename does
+    "class-without-parentheses": _NN + "model = nn.Sequential(nn.Linear(2, 2), nn.ReLU)\n",
+    "loss-class-in-sequential": _NN + "model = nn.Sequential(nn.Linear(2, 2), nn.MSELoss)\n",
+    "tensor-in-sequential": _NN + "model = nn.Sequential(torch.ones(2))\n",
+    # model.parameters without its call: a method, as Python says
+    "parameters-not-called": _NN + "opt = torch.optim.SGD(nn.Linear(2, 1).parameters, lr=0.1)\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }
