@@ -26,10 +26,6 @@ KNOWN = {
     "pub-mod-0009-sequential_mse": "PyTorch's addmm goes through MKL, whose kernels sum "
         "the products of a row and a column in an order (and with fused multiply-adds) "
         "that depends on the shapes; numpy's order differs, here by 2 ulps of a printed loss",
-    "lab-courses-0076-d2l_activations": "torch.arange(-2.0, 2.0, 0.4) in float32: PyTorch's "
-        "vectorised kernel gives 1.1102e-16 at index 5 (so tanh prints in scientific form), "
-        "the lab's start + i * step in double gives 0.0; the kernel's rounding per element "
-        "(base of each vector, then base + k * step) is not pinned yet",
 }
 BATCH = 25
 SHARED_CHECK = ROOT.parent / "shared" / "conformance" / "check.py"

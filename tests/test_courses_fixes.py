@@ -116,6 +116,13 @@ CASES = {
     "tensor-in-sequential": _NN + "model = nn.Sequential(torch.ones(2))\n",
     # model.parameters without its call: a method, as Python says
     "parameters-not-called": _NN + "opt = torch.optim.SGD(nn.Linear(2, 1).parameters, lr=0.1)\n",
+    # arange with a fractional step has the values of PyTorch's vectorised kernel (fused
+    # multiply-adds per vector), not start + i * step: -2.0 + 5 * 0.4 is 1.1102e-16 there
+    "arange-of-d2l": "import torch\nx = torch.arange(-2.0, 2.0, 0.4, requires_grad=True)\n"
+                     "y = torch.tanh(x)\nprint(y.detach(), x[5].item())\n"
+                     "print(torch.arange(-8.0, 8.0, 0.1)[75:85])\n"
+                     "print(torch.arange(0, 3, 0.1, dtype=torch.float64)[15:])\n"
+                     "y.sum().backward()\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }
