@@ -123,6 +123,13 @@ CASES = {
                      "print(torch.arange(-8.0, 8.0, 0.1)[75:85])\n"
                      "print(torch.arange(0, 3, 0.1, dtype=torch.float64)[15:])\n"
                      "y.sum().backward()\n",
+    # contiguous() copies into row-major order, so that a view of it works (clone keeps the
+    # layout: PyTorch's preserve_format, and a view of that still raises)
+    "view-after-contiguous": "import torch\nx = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "
+                             "requires_grad=True)\ny = x.permute(1, 0).contiguous().view(-1)\n"
+                             "print(y, y.grad_fn.next_functions, x.t().clone().is_contiguous())\n"
+                             "(y * torch.arange(6.0)).sum().backward()\nprint(x.grad)\n"
+                             "z = x.t().clone().view(-1)\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }
