@@ -130,6 +130,16 @@ CASES = {
                              "print(y, y.grad_fn.next_functions, x.t().clone().is_contiguous())\n"
                              "(y * torch.arange(6.0)).sum().backward()\nprint(x.grad)\n"
                              "z = x.t().clone().view(-1)\n",
+    # autograd.grad takes any iterable of inputs (tuple(inputs)): model.parameters()
+    "grad-of-model-parameters": _NN + "model = nn.Linear(2, 1)\n"
+                                      "loss = model(torch.ones(3, 2)).pow(2).mean()\n"
+                                      "grads = torch.autograd.grad(loss, model.parameters())\n"
+                                      "print(grads, model.weight.grad)\n",
+    # an optimizer of two parameter groups prints a blank line between them
+    "optimizer-of-two-groups-printed": _NN + "a = nn.Linear(2, 2)\nb = nn.Linear(2, 1)\n"
+                                             "opt = torch.optim.SGD([{'params': a.parameters()}, "
+                                             "{'params': b.parameters(), 'lr': 0.5}], lr=0.1)\n"
+                                             "print(opt)\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }

@@ -709,6 +709,8 @@ class Optimizer:
     def lab_repr(self, addresses: Any) -> str:
         lines = [f"{self.kind} ("]
         for i, group in enumerate(self.param_groups):
+            if i:                          # each group's lines end in a newline, then one more
+                lines.append("")
             lines.append(f"Parameter Group {i}")
             shown = {**group, **_REPR_DEFAULTS[self.kind]}
             for key in sorted(k for k in shown if k != "params"):
