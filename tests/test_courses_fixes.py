@@ -140,6 +140,10 @@ CASES = {
                                              "opt = torch.optim.SGD([{'params': a.parameters()}, "
                                              "{'params': b.parameters(), 'lr': 0.5}], lr=0.1)\n"
                                              "print(opt)\n",
+    # ATen's parameter names: view(size=), expand(size=), repeat(repeats=)
+    "shape-keywords": "import torch\nx = torch.tensor([[1.0], [2.0]], requires_grad=True)\n"
+                      "y = x.expand(size=(2, 3)) * x.repeat(repeats=(1, 3))\n"
+                      "z = y.view(size=(6,))\nz.sum().backward()\nprint(z, x.grad)\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }

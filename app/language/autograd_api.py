@@ -48,7 +48,8 @@ def _grad(interp: Interpreter, a: Kwargs) -> Value:
         raise TorchError("UnsupportedError", "the lab does not batch grad_outputs "
                          "(is_grads_batched=True)")
     for key in ("outputs", "inputs"):      # any iterable, as tuple(inputs) takes it
-        if not isinstance(a[key], (Tensor, list, tuple, dict)):
+        if not isinstance(a[key], (Tensor, list, tuple, dict, int, float, str)) and \
+                a[key] is not None:        # (what is not, the backward refuses as PyTorch's)
             a[key] = tuple(interp.iterate(a[key]))
     result = engine_backward.GradResult()
     create = bool(a["create_graph"])

@@ -315,12 +315,12 @@ def _contiguous(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.contiguous(t)
 
 
-@method("view", "*shape")
+@method("view", "*size")  # ATen's names, for x.view(size=...), expand(size=), repeat(repeats=)
 def _view(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    if len(a["shape"]) == 1 and isinstance(a["shape"][0], DType):
+    if len(a["size"]) == 1 and isinstance(a["size"][0], DType):
         raise TorchError("UnsupportedError", "the lab does not reinterpret a tensor's bytes as "
                          "another dtype (view(dtype))")
-    return functions.view(t, sizes("view", a["shape"]))
+    return functions.view(t, sizes("view", a["size"]))
 
 
 @method("reshape", "*shape")
@@ -371,9 +371,9 @@ def _permute(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.permute(t, sizes("permute", a["dims"]))
 
 
-@method("expand", "*sizes")
+@method("expand", "*size")
 def _expand(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.expand(t, sizes("expand", a["sizes"]))
+    return functions.expand(t, sizes("expand", a["size"]))
 
 
 @method("expand_as", "other")
@@ -381,9 +381,9 @@ def _expand_as(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.expand(t, tensor_arg(a["other"], "other", "expand_as").shape)
 
 
-@method("repeat", "*sizes")
+@method("repeat", "*repeats")
 def _repeat(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.repeat(t, sizes("repeat", a["sizes"]))
+    return functions.repeat(t, sizes("repeat", a["repeats"]))
 
 
 @method("unbind", "dim=0")
