@@ -144,6 +144,13 @@ CASES = {
     "shape-keywords": "import torch\nx = torch.tensor([[1.0], [2.0]], requires_grad=True)\n"
                       "y = x.expand(size=(2, 3)) * x.repeat(repeats=(1, 3))\n"
                       "z = y.view(size=(6,))\nz.sum().backward()\nprint(z, x.grad)\n",
+    # a generator expression runs as its consumer asks: sum() records each element's nodes
+    # and then its add, in turn (a gradient penalty's numbers)
+    "sum-of-a-generator": "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                          "parts = [x * 1, x * 2, x * 3]\n"
+                          "penalty = sum((g ** 2).sum() for g in parts)\n"
+                          "penalty.backward()\n"
+                          "g = (i * i for i in range(4))\nprint(list(g), list(g))\n",
     "parameter-slice-printed": "import torch\nfrom torch import nn\ntorch.manual_seed(0)\n"
                                "model = nn.Linear(3, 1)\nprint(model.weight[:2], model.bias[:2])\n",
 }
