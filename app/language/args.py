@@ -13,17 +13,23 @@ from typing import Any
 from engine.errors import TorchError
 
 _MISSING = object()
+# PyTorch's argument parser (python_arg_parser.cpp) takes NumPy's names for these
+# parameters of every native function: `x.sum(axis=1)`, `x.mean(0, keepdims=True)`.
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
+               "x1": "input", "x2": "other"}
 
 
 class Signature:
     """A builtin's parameters: positional-or-keyword ones, then keyword-only after `*`;
     `*args` collects extra positional arguments (as `torch.zeros(2, 3)` takes sizes)."""
 
-    __slots__ = ("name", "names", "defaults", "keyword_only", "varargs", "python")
+    __slots__ = ("name", "names", "defaults", "keyword_only", "varargs", "python", "numpy")
 
-    def __init__(self, name: str, spec: str, python: bool = False) -> None:
+    def __init__(self, name: str, spec: str, python: bool = False,
+                 numpy: bool = False) -> None:
         self.name = name
         self.python = python          # Python's wording of a missing argument, not ATen's
+        self.numpy = numpy            # a native function's: NumPy's names are aliases
         self.names: list[str] = []
         self.defaults: dict[str, Any] = {}
         self.keyword_only: set[str] = set()
@@ -68,6 +74,14 @@ class Signature:
         elif self.varargs is not None:
             out[self.varargs] = []
         for key, value in kwargs.items():
+            if self.numpy and key not in self.names and NUMPY_NAMES.get(key) in self.names:
+                key = NUMPY_NAMES[key]
+            if key == self.varargs:                     # torch.randn(size=(), ...)
+                if out[key]:
+                    raise TorchError("TypeError", f"{self.name}() got multiple values for "
+                                     f"argument '{key}'")
+                out[key] = [value]
+                continue
             if key not in self.names:
                 raise TorchError("TypeError", f"{self.name}() got an unexpected keyword "
                                  f"argument '{key}'")

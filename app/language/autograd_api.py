@@ -47,6 +47,10 @@ def _grad(interp: Interpreter, a: Kwargs) -> Value:
     if a["is_grads_batched"]:
         raise TorchError("UnsupportedError", "the lab does not batch grad_outputs "
                          "(is_grads_batched=True)")
+    for key in ("outputs", "inputs"):      # any iterable, as tuple(inputs) takes it
+        if not isinstance(a[key], (Tensor, list, tuple, dict, int, float, str)) and \
+                a[key] is not None:        # (what is not, the backward refuses as PyTorch's)
+            a[key] = tuple(interp.iterate(a[key]))
     result = engine_backward.GradResult()
     create = bool(a["create_graph"])
     keep = create if a["retain_graph"] is None else bool(a["retain_graph"])

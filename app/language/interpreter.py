@@ -640,25 +640,31 @@ class Interpreter:
 
     def eval_comprehension(self, expr: ir.ListComp, frame: Frame) -> Value:
         scope = Frame({}, frame, frozenset(_target_names(expr.generators)))
+        # the first iterable is evaluated at once; a generator expression's elements only as
+        # its consumer asks (sum(g.sum() for g in grads) records each sum, then its add)
+        first = self.eval(expr.generators[0].iter, scope.parent or scope)
+        if expr.kind == "generator":
+            return self._generate(expr, expr.generators, 0, scope, first)
         out: list[Value] = []
-        self._comprehend(expr, expr.generators, 0, scope, out)
+        for value in self._generate(expr, expr.generators, 0, scope, first):
+            out.append(value)
+            self.check_length(len(out))
         if expr.kind == "dict":
             return {self.hashable(k): v for k, v in out}
-        return out if expr.kind == "list" else iter(out)
+        return out
 
-    def _comprehend(self, expr: ir.ListComp, gens: list[ir.Comprehension], i: int,
-                    scope: Frame, out: list[Value]) -> None:
-        if i == len(gens):
-            out.append(self.eval(expr.element, scope))
-            self.check_length(len(out))
-            return
+    def _generate(self, expr: ir.ListComp, gens: list[ir.Comprehension], i: int,
+                  scope: Frame, source: Value) -> Iterator[Value]:
         gen = gens[i]
-        source = self.eval(gen.iter, scope if i else scope.parent or scope)
         for item in self.iterate(source):
             self.iteration()
             self.assign(gen.target, item, scope)
             if all(self.truth(self.eval(c, scope)) for c in gen.ifs):
-                self._comprehend(expr, gens, i + 1, scope, out)
+                if i + 1 == len(gens):
+                    yield self.eval(expr.element, scope)
+                else:
+                    inner = self.eval(gens[i + 1].iter, scope)
+                    yield from self._generate(expr, gens, i + 1, scope, inner)
 
     def eval_fstring(self, expr: ir.FString, frame: Frame) -> str:
         parts: list[str] = []

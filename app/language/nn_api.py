@@ -289,6 +289,8 @@ class Linear(Module):
                  bias: bool = True) -> None:
         super().__init__("Linear")
         self.in_features, self.out_features = in_features, out_features
+        # readable as PyTorch's (fine-tuning reads `model.fc.in_features`)
+        self.attributes.update(in_features=in_features, out_features=out_features)
         weight, b = init.linear_parameters(interp.ctx.generator, in_features, out_features,
                                            bias)
         self.parameters["weight"] = make_parameter(interp, Tensor(weight, interp.ctx))
@@ -306,8 +308,20 @@ class Linear(Module):
                 f"bias={self.parameters['bias'] is not None}")
 
 
+_FORWARDS: dict[tuple[str, str], Signature] = {}
+
+
+def forward_args(module: Module, spec: str, args: Args, kwargs: Kwargs) -> dict[str, Value]:
+    """A built-in layer's forward arguments, with Python's errors for its signature
+    (`Linear.forward() takes 2 positional arguments but 3 were given`)."""
+    key = (module.kind, spec)
+    if key not in _FORWARDS:
+        _FORWARDS[key] = Signature(f"{module.kind}.forward", spec, python=True)
+    return _FORWARDS[key].bind(list(args), {k: v for k, v in kwargs.items() if k != "__text__"})
+
+
 def _input(module: Module, args: Args, kwargs: Kwargs) -> Tensor:
-    x = args[0] if args else kwargs.get("input")
+    x = forward_args(module, "input", args, kwargs)["input"]
     if not isinstance(x, Tensor):
         raise TorchError("TypeError", f"{module.kind}.forward() expects a tensor, not "
                          f"{type_name(x)}")
@@ -319,11 +333,11 @@ class Sequential(Module):
         super().__init__("Sequential")
         for i, m in enumerate(modules):
             if not isinstance(m, Module):
-                raise TorchError("TypeError", f"{type_name(m)} is not a Module subclass")
+                raise TorchError("TypeError", f"{_typename(m)} is not a Module subclass")
             self.modules[str(i)] = m
 
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-        value = args[0] if args else kwargs.get("input")
+        value = forward_args(self, "input", args, kwargs)["input"]
         for module in self.modules.values():
             value = module.lab_call(interp, [value], {})
         return value
@@ -377,21 +391,43 @@ class Loss(Module):
         self.options = options
 
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-        if len(args) != 2:
-            raise TorchError("TypeError", f"{self.kind}.forward() missing 1 required positional "
-                             "argument: 'target'")
-        x, target = args
+        a = forward_args(self, "input, target", args, kwargs)
+        x, target = a["input"], a["target"]
         if not isinstance(x, Tensor) or not isinstance(target, Tensor):
             raise TorchError("TypeError", f"{self.kind} takes two tensors")
         return self.fn(x, target, reduction=self.reduction, **self.options)
 
 
+# The classes whose __init__ a layer inherits (Python's argument errors name it), and the
+# files that PyTorch 2.13 defines the layers in (torch.typename names the class by them).
+_INITS = {"MSELoss": "_Loss", "L1Loss": "_Loss", "BCELoss": "_WeightedLoss",
+          "Dropout": "_DropoutNd"}
+_FILES = {"Linear": "linear", "Identity": "linear", "Flatten": "flatten",
+          "Dropout": "dropout", "Sequential": "container", "ModuleList": "container"}
+
+
+def _typename(value: Value) -> str:
+    """`torch.typename` of a value that is not a module: a layer's class
+    (`torch.nn.modules.activation.ReLU`, written without its parentheses), a tensor's type."""
+    if isinstance(value, Builtin) and value.name.startswith("torch.nn.") and \
+            value.name.count(".") == 2:
+        kind = value.name[len("torch.nn."):]
+        where = _FILES.get(kind, "loss" if kind.endswith("Loss") else "activation")
+        return f"torch.nn.modules.{where}.{kind}"
+    if isinstance(value, Builtin) and value.name.count(".") == 1 and \
+            value.name.startswith("torch."):
+        return "torch._VariableFunctionsClass." + value.name[len("torch."):]
+    if isinstance(value, Tensor):
+        return f"torch.{value.dtype.legacy}"
+    return type_name(value)
+
+
 def _layer(name: str, spec: str, make: Callable[[Interpreter, dict[str, Value]], Module],
-           python: bool = False) -> Builtin:
-    """A layer's constructor; `python`: one whose `__init__` PyTorch writes in Python, so
-    that its argument errors are Python's."""
-    signature = Signature(f"{name}.__init__", spec, python=True) if python else \
-        Signature(name, spec)
+           python: bool = True) -> Builtin:
+    """A layer's constructor; its argument errors are Python's (PyTorch writes every
+    layer's `__init__` in Python), named by the class that defines that `__init__`."""
+    signature = Signature(f"{_INITS.get(name, name)}.__init__", spec, python=True) if python \
+        else Signature(name, spec)
 
     def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         kwargs.pop("__text__", None)
@@ -406,8 +442,10 @@ def _activation(kind: str, fn: Callable[[Tensor], Tensor], spec: str = "inplace=
 
 
 def _loss(kind: str, fn: Callable[..., Tensor], spec: str = "",
-          options: tuple[str, ...] = ()) -> Builtin:
-    full = "size_average=None, reduce=None, reduction='mean'" + (", " + spec if spec else "")
+          options: tuple[str, ...] = (), full: str = "") -> Builtin:
+    """`full`: the parameters in PyTorch's order where they are not _Loss's and `spec`."""
+    full = full or "size_average=None, reduce=None, reduction='mean'" + (
+        ", " + spec if spec else "")
 
     def make(interp: Interpreter, a: dict[str, Value]) -> Module:
         from app.language.functional_api import _reduction
@@ -502,14 +540,18 @@ NN_MEMBERS: dict[str, Value] = {
     "MSELoss": _loss("MSELoss", loss.mse_loss),
     "L1Loss": _loss("L1Loss", loss.l1_loss),
     "SmoothL1Loss": _loss("SmoothL1Loss", loss.smooth_l1_loss, "beta=1.0", ("beta",)),
-    "CrossEntropyLoss": _loss("CrossEntropyLoss", classification.cross_entropy,
-                              "weight=None, ignore_index=-100, label_smoothing=0.0",
-                              ("weight", "ignore_index")),
-    "NLLLoss": _loss("NLLLoss", classification.nll_loss, "weight=None, ignore_index=-100",
-                     ("weight", "ignore_index")),
+    "CrossEntropyLoss": _loss("CrossEntropyLoss", classification.cross_entropy, "",
+                              ("weight", "ignore_index"),
+                              "weight=None, size_average=None, ignore_index=-100, reduce=None, "
+                              "reduction='mean', label_smoothing=0.0"),
+    "NLLLoss": _loss("NLLLoss", classification.nll_loss, "", ("weight", "ignore_index"),
+                     "weight=None, size_average=None, ignore_index=-100, reduce=None, "
+                     "reduction='mean'"),
     "BCEWithLogitsLoss": _loss("BCEWithLogitsLoss", classification.binary_cross_entropy_with_logits,
-                               "weight=None, pos_weight=None", ("weight", "pos_weight")),
-    "BCELoss": _loss("BCELoss", classification.binary_cross_entropy, "weight=None", ("weight",)),
+                               "", ("weight", "pos_weight"), "weight=None, size_average=None, "
+                               "reduce=None, reduction='mean', pos_weight=None"),
+    "BCELoss": _loss("BCELoss", classification.binary_cross_entropy, "", ("weight",),
+                     "weight=None, size_average=None, reduce=None, reduction='mean'"),
     "functional": F,
 }
 
@@ -667,6 +709,8 @@ class Optimizer:
     def lab_repr(self, addresses: Any) -> str:
         lines = [f"{self.kind} ("]
         for i, group in enumerate(self.param_groups):
+            if i:                          # each group's lines end in a newline, then one more
+                lines.append("")
             lines.append(f"Parameter Group {i}")
             shown = {**group, **_REPR_DEFAULTS[self.kind]}
             for key in sorted(k for k in shown if k != "params"):

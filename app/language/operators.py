@@ -240,6 +240,8 @@ def index_parts(interp: Interpreter, index: Value) -> Value:
     parts = index if isinstance(index, tuple) else (index,)
     out: list[Value] = []
     for p in parts:
+        if isinstance(p, range):         # a sequence of ints, as a list (d2l's y_hat[range(n), y])
+            p = list(p)
         if isinstance(p, Tensor) and p.ndim == 0 and not p.is_floating_point and \
                 p.dtype.name != "bool":
             out.append(int(p.item()))

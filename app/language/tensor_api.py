@@ -142,7 +142,8 @@ def method(name: str, spec: str) -> Callable[[Impl], Impl]:
     """Declare `Tensor.name(spec)`; the implementation gets the tensor and its arguments."""
     # Methods written in Python (torch/_tensor.py) are named by their qualified name in
     # Python's argument errors; ATen's by their own.
-    signature = Signature(f"Tensor.{name}" if name in PYTHON_METHODS else name, spec)
+    signature = Signature(f"Tensor.{name}" if name in PYTHON_METHODS else name, spec,
+                          numpy=name not in PYTHON_METHODS and name != "norm")
 
     def register(impl: Impl) -> Impl:
         def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -314,12 +315,12 @@ def _contiguous(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.contiguous(t)
 
 
-@method("view", "*shape")
+@method("view", "*size")  # ATen's names, for x.view(size=...), expand(size=), repeat(repeats=)
 def _view(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    if len(a["shape"]) == 1 and isinstance(a["shape"][0], DType):
+    if len(a["size"]) == 1 and isinstance(a["size"][0], DType):
         raise TorchError("UnsupportedError", "the lab does not reinterpret a tensor's bytes as "
                          "another dtype (view(dtype))")
-    return functions.view(t, sizes("view", a["shape"]))
+    return functions.view(t, sizes("view", a["size"]))
 
 
 @method("reshape", "*shape")
@@ -370,9 +371,9 @@ def _permute(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.permute(t, sizes("permute", a["dims"]))
 
 
-@method("expand", "*sizes")
+@method("expand", "*size")
 def _expand(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.expand(t, sizes("expand", a["sizes"]))
+    return functions.expand(t, sizes("expand", a["size"]))
 
 
 @method("expand_as", "other")
@@ -380,9 +381,9 @@ def _expand_as(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.expand(t, tensor_arg(a["other"], "other", "expand_as").shape)
 
 
-@method("repeat", "*sizes")
+@method("repeat", "*repeats")
 def _repeat(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.repeat(t, sizes("repeat", a["sizes"]))
+    return functions.repeat(t, sizes("repeat", a["repeats"]))
 
 
 @method("unbind", "dim=0")

@@ -39,7 +39,8 @@ def function(name: str, spec: str, into: dict[str, Value] | None = None,
              prefix: str = "torch", python_name: str | None = None) -> Callable[[Impl], Impl]:
     """Declare `torch.name(spec)`; the implementation gets the bound arguments. A function
     PyTorch writes in Python gives its `python_name` to Python's argument errors."""
-    signature = Signature(python_name or name, spec, python=python_name is not None)
+    signature = Signature(python_name or name, spec, python=python_name is not None,
+                          numpy=python_name is None and prefix == "torch")
     table = TORCH_MEMBERS if into is None else into
 
     def register(impl: Impl) -> Impl:

@@ -258,6 +258,9 @@ def type_name(value: Value) -> str:
         return "function"
     if isinstance(value, Builtin):
         return "builtin_function_or_method"
+    if isinstance(value, BoundMethod):      # C methods of tensors and lists, else Python's
+        return "builtin_function_or_method" if isinstance(
+            value.receiver, (Tensor, list, dict, str)) else "method"
     if isinstance(value, Namespace):
         return "module"
     if isinstance(value, DType):

@@ -78,9 +78,37 @@ def arange(ctx: AutogradContext, start: Number, end: Number | None = None, step:
         dtype = dtypes.int64 if all_int else dtypes.DEFAULT_FLOAT
     length = max(0, math.ceil((end - start) / step))
     ctx.check_elements((length,))
-    values = (float(start) + np.arange(length, dtype=np.float64) * float(step)
-              if dtype.is_floating_point else start + np.arange(length, dtype=np.int64) * step)
+    if dtype.is_floating_point:
+        return _leaf(_float_range(float(start), float(step), length, dtype.numpy), ctx,
+                     requires_grad)
+    values = start + np.arange(length, dtype=np.int64) * step
     return _leaf(np.asarray(values).astype(dtype.numpy), ctx, requires_grad)
+
+
+def _fma(a: float, k: np.ndarray, c: Any) -> np.ndarray:
+    """a * k + c rounded once (C's fma, which PyTorch's compiled kernel uses), for integers
+    k below 2**26: the product split exactly (Dekker), the sum with its error (Knuth)."""
+    big = 134217729.0 * a
+    a_hi = big - (big - a)
+    p = a * k
+    p_err = (a_hi * k - p) + (a - a_hi) * k
+    s = p + c
+    b = s - p
+    return np.asarray(s + (((p - (s - b)) + (c - b)) + p_err))
+
+
+def _float_range(start: float, step: float, length: int, out: np.dtype[Any]) -> np.ndarray:
+    """arange's values as PyTorch 2.13's CPU kernel makes them (checked element by element
+    on 7,509 values in float32 and float64): 256-bit vectors of V values, two per round;
+    each vector's first value fma(step, i, start) stored in the dtype, the others
+    fma(k, step, first) from it; the values past the last whole round fma(step, i, start)."""
+    index = np.arange(length, dtype=np.float64)
+    lanes = 32 // out.itemsize
+    rounds = length // (2 * lanes) * 2 * lanes
+    first = _fma(step, index[:rounds] - index[:rounds] % lanes, start).astype(out)
+    inside = _fma(step, index[:rounds] % lanes, first.astype(np.float64))
+    tail = _fma(step, index[rounds:], start)
+    return np.concatenate([inside, tail]).astype(out)
 
 
 def linspace(ctx: AutogradContext, start: Number, end: Number, steps: int,

@@ -170,6 +170,10 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                                         op_errors.index_out_of_bounds(only, 0, 0))
             raise errors.TorchError("IndexError", op_errors.INDEX_0_DIM)
         raise errors.TorchError("IndexError", op_errors.too_many_indices(self.ndim, used))
+    if isinstance(index, slice):
+        # a lone slice is never skipped, even whole (`x[:]`: SliceBackward0, not an alias):
+        # PyTorch's getitem disables applySlice's optimisation outside a tuple index
+        return slice_dim(self, 0, index.start, index.stop, index.step)
     out = self
     dim = 0
     for p in parts:
@@ -192,7 +196,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 def _alias(self: Tensor) -> Tensor:
-    """`x[:]` or `x[...]`: PyTorch returns a new view of all of x (an alias)."""
+    """`x[...]` or `x[:, :]`: PyTorch returns a new view of all of x (an alias)."""
     out, node = record_view(AliasBackward0, self, self.data.view())
     if node:
         node.save("self_sym_sizes", self.shape)

@@ -139,7 +139,11 @@ def clone(self: Tensor) -> Tensor:
 
 
 def contiguous(self: Tensor) -> Tensor:
-    return self if self.data.flags.c_contiguous else clone(self)
+    """A clone in row-major order (clone itself keeps the layout, as preserve_format does)."""
+    if self.data.flags.c_contiguous:
+        return self
+    out, _ = record(CloneBackward0, [self], np.array(self.data, order="C", copy=True), self)
+    return out
 
 
 def reshape(self: Tensor, shape: Shape) -> Tensor:
