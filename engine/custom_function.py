@@ -81,6 +81,8 @@ class FunctionNode(Node):
             inputs.append(g)  # type: ignore[arg-type]
         returned = self.backward_fn(self, inputs)
         values = list(returned) if isinstance(returned, tuple) else [returned]
+        if all(v is None for v in values[len(self.arguments):]):
+            values = values[:len(self.arguments)]      # PyNode::apply drops extra Nones
         if len(values) != len(self.arguments):
             raise TorchError("RuntimeError", errors.wrong_number_of_gradients(
                 self.node_name, len(self.arguments), len(values)))

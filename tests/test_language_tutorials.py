@@ -1,0 +1,94 @@
+"""Rules found by the tutorials corpus (tests/data/corpus/tutorials_extra.jsonl), each
+checked on a small program against live PyTorch 2.13 (tests/torch_recorder.py): the
+expected trace is what PyTorch does, never a number typed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.language.parse import SourceError, parse
+from tests.differential import lab
+from tests.matching import differences
+from tests.torch_recorder import record
+
+RULES = {
+    # The docs' custom Functions call their parameter `input` (and so do their callers).
+    "input_as_a_name": """import torch
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        result = input.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result
+
+input = torch.tensor([0.5, -1.0], requires_grad=True)
+Exp.apply(input).sum().backward()
+print(input.grad)
+""",
+    # d2l 2.5: `torch.randn(size=(), requires_grad=True)`; the other factories take it too.
+    "size_keyword": """import torch
+torch.manual_seed(0)
+a = torch.randn(size=(), requires_grad=True)
+b = torch.rand(size=(2,))
+c = torch.zeros(size=(2, 3)) + torch.ones(size=[3]) + torch.empty(size=(1, 3)).zero_()
+print(a, b, c, torch.randn(2))
+(a * b).sum().backward()
+print(a.grad)
+""",
+    # "Extending PyTorch": extra gradients are dropped when they are all None.
+    "trailing_nones": """import torch
+class Linear(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, bias=None):
+        ctx.save_for_backward(x, w)
+        return x.mm(w.t())
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return g.mm(w), g.t().mm(x), None
+
+x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+Linear.apply(x, w).sum().backward()
+print(x.grad, w.grad)
+""",
+    # ... but not when one of them is a tensor.
+    "extra_gradient": """import torch
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, None, g
+
+x = torch.tensor(1.0, requires_grad=True)
+Twice.apply(x).backward()
+""",
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(RULES))
+def test_rule_matches_pytorch(name: str, torch: Any) -> None:
+    source = RULES[name]
+    diffs = differences(lab(source), record(source))
+    assert not diffs, "\n".join([source, *diffs])
+
+
+def test_a_builtin_the_program_does_not_bind_stays_refused() -> None:
+    with pytest.raises(SourceError) as caught:
+        parse("import torch\nx = input()\n")
+    assert (caught.value.line, caught.value.col) == (2, 5)
+    assert "`input` is not available" in str(caught.value)
+    parse("import torch\ndef f(input):\n    return input * 2\n")
