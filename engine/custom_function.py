@@ -33,7 +33,7 @@ class FunctionNode(Node):
 
     name = "CustomFunctionBackward"
     __slots__ = ("function", "backward_fn", "arguments", "attributes", "to_save",
-                 "input_needs_grad", "materialize_grads", "non_differentiable",
+                 "input_needs_grad", "materialize_grads", "non_differentiable", "dirty",
                  "backward_lines")
 
     def __init__(self, function: str, args: list[Any], backward: Backward,
@@ -48,6 +48,7 @@ class FunctionNode(Node):
         self.input_needs_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         self.materialize_grads = True
         self.non_differentiable: list[Tensor] = []
+        self.dirty: list[Tensor] = []          # ctx.mark_dirty(...)
         self.backward_lines: tuple[int, int] | None = None   # the program's backward()
 
     @property
@@ -120,7 +121,11 @@ def apply(ctx_run: Any, function: str, args: list[Any], forward: Forward,
             wrapped.append(out)
             continue
         non_differentiable = any(out is n for n in node.non_differentiable)
-        if any(out is a for a in args):             # an input returned: a new alias
+        if any(out is d for d in node.dirty):       # changed in place: the same tensor,
+            out.bump_version()                      # its history rebased on this node
+            if differentiable and out.requires_grad and out.grad_fn is None:
+                raise TorchError("RuntimeError", errors.LEAF_MARKED_DIRTY)
+        elif any(out is a for a in args):           # an input returned: a new alias
             out = Tensor(out.data, out.ctx, base=out)
         metadata.append(InputMetadata(out.shape, out.dtype))
         if differentiable and out.is_floating_point and not non_differentiable:

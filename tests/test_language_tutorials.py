@@ -75,6 +75,68 @@ class Twice(torch.autograd.Function):
 x = torch.tensor(1.0, requires_grad=True)
 Twice.apply(x).backward()
 """,
+    # The autograd notes' pack/unpack hooks that print: inputs in alphabetical order of
+    # their names, then outputs; packing records nothing (no sequence number).
+    "saved_tensors_hooks_order": """import torch
+A = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+v = torch.tensor([5.0, 6.0], requires_grad=True)
+w = torch.ones(2, requires_grad=True) * 2
+def pack(t):
+    print("pack", t * 2)
+    return t
+def unpack(t):
+    print("unpack", t)
+    return t
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    ys = [v * w, v / w, v ** w, torch.dot(v, w), A.mv(v), A.mm(A.t()),
+          torch.maximum(v, w), torch.minimum(v, w)]
+for y in ys:
+    y.sum().backward()
+print(v.grad, A.grad)
+""",
+    # The notes' once_differentiable: backward runs under no_grad.
+    "once_differentiable": """import torch
+from torch.autograd.function import once_differentiable
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_output
+
+x = torch.tensor(3.0, requires_grad=True)
+g, = torch.autograd.grad(Square.apply(x), x, create_graph=True)
+print(g, g.requires_grad, g.grad_fn)
+""",
+    # ctx.mark_dirty: the same tensor comes back, one version later, rebased on the node.
+    "mark_dirty": """import torch
+class AddOne(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a * 2
+c = AddOne.apply(b)
+print(c is b, b._version, b.grad_fn.name(), b.grad_fn.next_functions)
+t = torch.tensor([1.0, 2.0])
+d = AddOne.apply(t)
+print(d is t, t._version, d.requires_grad)
+(c * c).sum().backward()
+print(a.grad)
+AddOne.apply(a)
+""",
 }
 
 

@@ -751,6 +751,8 @@ class Interpreter:
                     "enable_grad" if value.enabled else "no_grad")
             elif isinstance(value, Builtin) and value.name == "staticmethod":
                 static = True
+            elif isinstance(value, Builtin) and value.name == "once_differentiable":
+                mode = "no_grad"      # its wrapper runs backward under torch.no_grad()
         return UserFunction(definition, None if frame.top else frame, mode, static)
 
     def call_function(self, func: UserFunction | LambdaFunction, args: list[Value],
