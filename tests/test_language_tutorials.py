@@ -137,6 +137,37 @@ print(d is t, t._version, d.requires_grad)
 print(a.grad)
 AddOne.apply(a)
 """,
+    # "Double Backward with Custom Functions": gradgradcheck differentiates the first
+    # derivatives, whose grad_outputs are leaves a custom backward receives (and names).
+    "gradgradcheck": """import torch
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 3 * x ** 2
+
+class FlatCube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * 3 * x.detach() ** 2
+
+x = torch.tensor([1.5, -0.5], requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(Cube.apply, x), torch.autograd.gradgradcheck(Cube.apply, x))
+print(torch.autograd.gradcheck(FlatCube.apply, x))
+print(torch.autograd.gradgradcheck(FlatCube.apply, x, raise_exception=False))
+print(torch.autograd.gradgradcheck(torch.tanh, (x,)))
+""",
 }
 
 
