@@ -168,6 +168,42 @@ print(torch.autograd.gradcheck(FlatCube.apply, x))
 print(torch.autograd.gradgradcheck(FlatCube.apply, x, raise_exception=False))
 print(torch.autograd.gradgradcheck(torch.tanh, (x,)))
 """,
+    # gradcheck's message shows the Jacobians as tensors and names the output and input.
+    "gradcheck_message_input": """import torch
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, (g * y).sum()
+
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+y = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+torch.autograd.gradcheck(Bad.apply, (x, y))
+""",
+    "gradcheck_message_output": """import torch
+class Two(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2, x * x
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        x, = ctx.saved_tensors
+        return g1 * 2 + g2 * x
+
+x = torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True)
+torch.autograd.gradcheck(Two.apply, (x,))
+""",
+    "gradcheck_float32": """import torch
+x = torch.tensor([0.3, 0.7], requires_grad=True)
+torch.autograd.gradcheck(torch.sin, (x,))
+""",
 }
 
 

@@ -99,6 +99,11 @@ def _first_derivatives(interp: Interpreter, fn: Value, items: list[Value]
     return Builtin("new_func", first), [*items, *grad_outputs]
 
 
+def _shown(jacobian: np.ndarray, like: Tensor) -> str:
+    """A Jacobian as the message prints it: a tensor of the input's dtype."""
+    return repr(Tensor(jacobian.astype(like.data.dtype), like.ctx))
+
+
 def gradcheck(interp: Interpreter, fn: Value, inputs: Value, second: bool,
               options: dict[str, Any]) -> bool:
     items = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
@@ -112,10 +117,13 @@ def gradcheck(interp: Interpreter, fn: Value, inputs: Value, second: bool,
         if isinstance(t, Tensor) and t.requires_grad and t.dtype.name != "float64":
             interp.ctx.warnings.append(DOUBLE_WARNING.format(i=i))
     numerical, analytical = _jacobians(interp, fn, items, eps)
+    diff = [t for t in items if isinstance(t, Tensor) and t.requires_grad]
     for k, (num, ana) in enumerate(zip(numerical, analytical, strict=True)):
         if not np.allclose(ana, num, rtol=rtol, atol=atol):
             if raise_exception:
-                raise TorchError("GradcheckError", f"Jacobian mismatch for output 0 with respect "
-                                 f"to input {k},\nnumerical:{num}\nanalytical:{ana}\n")
+                t = diff[k % len(diff)]      # the Jacobians go by output, then by input
+                raise TorchError("GradcheckError", f"Jacobian mismatch for output "
+                                 f"{k // len(diff)} with respect to input {k % len(diff)},\n"
+                                 f"numerical:{_shown(num, t)}\nanalytical:{_shown(ana, t)}\n")
             return False
     return True
