@@ -34,6 +34,8 @@ REQUIRES_GRAD_NON_LEAF = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = "
     "var.detach()."
 )
+INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "

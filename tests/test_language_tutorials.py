@@ -204,6 +204,59 @@ torch.autograd.gradcheck(Two.apply, (x,))
 x = torch.tensor([0.3, 0.7], requires_grad=True)
 torch.autograd.gradcheck(torch.sin, (x,))
 """,
+    # `@torch.set_grad_enabled(False)` sets the mode when made, and its __call__ puts the
+    # mode back: only the function runs without grad.
+    "set_grad_enabled_decorator": """import torch
+@torch.set_grad_enabled(False)
+def frozen(x):
+    return x * 2
+
+w = torch.tensor(1.5, requires_grad=True)
+print(torch.is_grad_enabled(), frozen(w).requires_grad)
+(w * 2).backward()
+print(w.grad)
+""",
+    "inference_tensor_requires_grad": """import torch
+with torch.inference_mode():
+    y = torch.ones(2)
+    y.requires_grad_()
+    print(y.requires_grad)
+y.requires_grad_(False)
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.inference_mode():
+    z = x * 2
+z.requires_grad = True
+""",
+    # autograd.grad of a non-leaf input and of a leaf behind it: the input's node runs.
+    "grad_of_nonleaf_and_its_ancestor": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+h = x * 2
+k = h.exp()
+out = (h ** 2).sum() + k.sum()
+gh, gx = torch.autograd.grad(out, [h, x], retain_graph=True)
+gk, gx2 = torch.autograd.grad(out, [k, x])
+print(gh, gx, gk, gx2, x.grad)
+""",
+    # Leaves are named after a statement completes: not at a call's parameters, a loop's
+    # variable, nor after a block that a return left.
+    "leaf_names_after_statements": """import torch
+def f(x):
+    if x.item() > 0:
+        return x * 2
+    elif x.item() == 0:
+        return x * 0
+    return -x
+
+vals = [torch.tensor(v, requires_grad=True) for v in (1.5, 0.0, -2.0)]
+outs = [f(v) for v in vals]
+for v, o in zip(vals, outs):
+    o.backward()
+    print(v.grad)
+for w in [torch.tensor(3.0, requires_grad=True)]:
+    if w.item() > 1:
+        (w * w).backward()
+        break
+""",
 }
 
 

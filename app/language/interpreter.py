@@ -217,8 +217,8 @@ class Interpreter:
             raise
         finally:
             self.spans.pop()
-        if not isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
-            self.scan(frame)
+        if signal is None and not isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
+            self.scan(frame)          # not after a block left by return, break or continue
             if self.ctx.warnings:
                 self._warnings(stmt.span.line)
         return signal
@@ -297,7 +297,7 @@ class Interpreter:
                 self.loops[-1] += 1
                 self.assign(stmt.target, item, frame)
                 self.ctx.line = stmt.span.line       # the loop variable is the for's
-                self.scan(frame)
+                self.look_at_loop_variables(frame)
                 signal = self.exec_block(stmt.body, frame)
                 if signal is BREAK:
                     return None
@@ -473,6 +473,18 @@ class Interpreter:
                 t.base is not None and t.base.requires_grad):
             t.name = name
             self.leaves.append(t)
+
+    def look_at_loop_variables(self, frame: Frame) -> None:
+        """At the for line: the labels and the tensors outside the graph, but no leaf
+        names, which come only once a statement has completed (as the recorder's)."""
+        for name in frame.pending:
+            value = frame.locals.get(name)
+            if isinstance(value, Tensor):
+                node = value.grad_fn
+                if node is not None and node.bound_to is None:
+                    node.bound_to = name
+                if not value.requires_grad and frame.top:
+                    self.note_untracked(value, name)
 
     def note_untracked(self, t: Tensor, name: str) -> None:
         """Tell the views, once per name and reason, that `name` is outside the graph."""
@@ -749,6 +761,8 @@ class Interpreter:
             if isinstance(value, ContextManager):
                 mode = "inference_mode" if value.kind == "inference_mode" else (
                     "enable_grad" if value.enabled else "no_grad")
+                if value.kind == "set_grad_enabled" and value.previous:
+                    self.ctx.grad_mode = value.previous.pop()   # as its __call__ does
             elif isinstance(value, Builtin) and value.name == "staticmethod":
                 static = True
             elif isinstance(value, Builtin) and value.name == "once_differentiable":
