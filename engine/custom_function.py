@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from engine import errors
+from engine.context import UINT64_MAX
 from engine.errors import TorchError
 from engine.node import InputMetadata, Node, SavedVariable, gradient_edge
 from engine.tensor import Tensor
@@ -142,3 +143,30 @@ def apply(ctx_run: Any, function: str, args: list[Any], forward: Forward,
     else:
         node.next_edges = [gradient_edge(None) for _ in node.next_edges]
     return tuple(wrapped) if isinstance(result, tuple) else wrapped[0]
+
+
+class ErrorNode(Node):
+    """`torch::autograd::Error`: the node DelayedError gives its outputs; it raises when
+    backward reaches it. Like AccumulateGrad it takes no sequence number (basic_ops.h)."""
+
+    name = "torch::autograd::Error"
+    __slots__ = ()
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        raise TorchError("RuntimeError", errors.ONCE_DIFFERENTIABLE)
+
+
+def delayed_error(ctx_run: Any, result: Any) -> Any:
+    """@once_differentiable's backward under create_graph, given gradients that require
+    grad (torch/autograd/function.py): each tensor it returned is detached into a leaf
+    that requires grad, and DelayedError (a node of its own, one sequence number) gives
+    them one Error node, so that differentiating them again raises."""
+    values = list(result) if isinstance(result, tuple) else [result]
+    ctx_run.take_sequence_nr()                       # DelayedError itself
+    aliases = [Tensor(v.data, v.ctx, requires_grad=True, base=v) if isinstance(v, Tensor)
+               else None for v in values]
+    node = ErrorNode(ctx_run, aliases, sequence_nr=UINT64_MAX)
+    out = [Tensor(a.data, a.ctx, grad_fn=node, output_nr=i) if a is not None else v
+           for i, (a, v) in enumerate(zip(aliases, values, strict=True))]
+    node.input_metadata = [InputMetadata(a.shape, a.dtype) for a in aliases if a is not None]
+    return tuple(out) if isinstance(result, tuple) else out[0]

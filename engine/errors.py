@@ -50,6 +50,8 @@ INFERENCE_INPLACE = (
 HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked with "
+                       "@once_differentiable")
 # A custom Function's forward returned a leaf it changed and marked dirty (_wrap_outputs).
 LEAF_MARKED_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "

@@ -257,6 +257,28 @@ for w in [torch.tensor(3.0, requires_grad=True)]:
         (w * w).backward()
         break
 """,
+    # ... and under create_graph, given gradients that require grad, its results hang off
+    # an Error node (DelayedError takes a sequence number) that raises when reached.
+    "once_differentiable_twice": """import torch
+from torch.autograd.function import once_differentiable
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_output
+
+x = torch.tensor(3.0, requires_grad=True)
+y = Square.apply(x) * x
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g, g.grad_fn.next_functions[1][0].name(), (x * 2).grad_fn._sequence_nr())
+g.backward()
+""",
 }
 
 

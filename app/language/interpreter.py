@@ -755,7 +755,7 @@ class Interpreter:
 
     def make_function(self, definition: ir.FunctionDef, frame: Frame) -> UserFunction:
         mode = None
-        static = False
+        static = once = False
         for decorator in definition.decorators:
             value = self.eval(decorator, frame)
             if isinstance(value, ContextManager):
@@ -766,8 +766,10 @@ class Interpreter:
             elif isinstance(value, Builtin) and value.name == "staticmethod":
                 static = True
             elif isinstance(value, Builtin) and value.name == "once_differentiable":
-                mode = "no_grad"      # its wrapper runs backward under torch.no_grad()
-        return UserFunction(definition, None if frame.top else frame, mode, static)
+                mode, once = "no_grad", True     # its wrapper runs backward under no_grad
+        function = UserFunction(definition, None if frame.top else frame, mode, static)
+        function.once_differentiable = once
+        return function
 
     def call_function(self, func: UserFunction | LambdaFunction, args: list[Value],
                       kwargs: dict[str, Value]) -> Value:

@@ -73,7 +73,8 @@ class PyType:
 class UserFunction:
     """A `def` of the program, with the frame it was defined in."""
 
-    __slots__ = ("definition", "closure", "grad_mode", "static", "qualname")
+    __slots__ = ("definition", "closure", "grad_mode", "static", "qualname",
+                 "once_differentiable")
 
     def __init__(self, definition: FunctionDef, closure: Frame | None,
                  grad_mode: str | None = None, static: bool = False) -> None:
@@ -82,6 +83,7 @@ class UserFunction:
         self.grad_mode = grad_mode        # "no_grad", "enable_grad", "inference_mode"
         self.static = static
         self.qualname = definition.name   # `Net.forward` for a method: Python's messages
+        self.once_differentiable = False  # a custom backward under @once_differentiable
 
     @property
     def name(self) -> str:
