@@ -167,6 +167,9 @@ print(torch.autograd.gradcheck(Cube.apply, x), torch.autograd.gradgradcheck(Cube
 print(torch.autograd.gradcheck(FlatCube.apply, x))
 print(torch.autograd.gradgradcheck(FlatCube.apply, x, raise_exception=False))
 print(torch.autograd.gradgradcheck(torch.tanh, (x,)))
+torch.manual_seed(0)
+torch.autograd.gradgradcheck(torch.sin, (x,))
+print(torch.rand(2))      # its grad_outputs were drawn from the default generator
 """,
     # gradcheck's message shows the Jacobians as tensors and names the output and input.
     "gradcheck_message_input": """import torch

@@ -10,6 +10,7 @@ import numpy as np
 
 import engine.backward as engine_backward
 from app.language.values import Builtin, Value
+from engine import random
 from engine.errors import TorchError
 from engine.tensor import Tensor
 
@@ -75,13 +76,13 @@ def _first_derivatives(interp: Interpreter, fn: Value, items: list[Value]
     """gradgradcheck's function and inputs (torch/autograd/gradcheck.py): the inputs and one
     grad_output per output, a leaf that requires grad, mapped to the first derivatives
     taken with create_graph. A custom backward receives those leaves (the recorder names
-    them after its parameter). PyTorch draws them uniformly in [-1, 1) from the global
-    generator; the lab uses fixed values (the verdict does not depend on them)."""
+    them after its parameter). They are drawn as torch.testing.make_tensor draws them:
+    uniform_(-1, 1) from the default generator, in each output's dtype."""
     n = len(items)
     outputs = _call(interp, fn, items)
     grad_outputs: list[Value] = [
-        Tensor(np.linspace(-0.75, 0.75, out.numel()).reshape(out.shape).astype(
-            out.data.dtype), out.ctx, requires_grad=True) for out in outputs]
+        Tensor(random.uniform_(out.ctx.generator, out.shape, -1.0, 1.0, out.data.dtype),
+               out.ctx, requires_grad=True) for out in outputs]
 
     def first(_: Interpreter, args: list[Value], kwargs: dict[str, Value]) -> Value:
         inputs, seeds = list(args[:n]), list(args[n:])
