@@ -282,6 +282,21 @@ g, = torch.autograd.grad(y, x, create_graph=True)
 print(g, g.grad_fn.next_functions[1][0].name(), (x * 2).grad_fn._sequence_nr())
 g.backward()
 """,
+    # prod's backward is recorded under create_graph (a Hessian through it, as the docs'
+    # hessian examples take), grad * (result / input) as PyTorch's prod_backward.
+    "prod_double_backward": """import torch
+from torch.autograd.functional import hessian
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+print(hessian(lambda t: (t ** 2).prod(), x))
+y = x.prod()
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+g.sum().backward()
+print(x.grad)
+s = torch.tensor(2.0, requires_grad=True)
+gs, = torch.autograd.grad(s.prod(), s, create_graph=True)
+print(gs, gs.requires_grad)
+""",
 }
 
 
