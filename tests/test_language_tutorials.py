@@ -297,6 +297,17 @@ s = torch.tensor(2.0, requires_grad=True)
 gs, = torch.autograd.grad(s.prod(), s, create_graph=True)
 print(gs, gs.requires_grad)
 """,
+    # A generator expression is lazy: sum() records each element's nodes, then its add.
+    "lazy_generator_expression": """import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+parts = [x[0], x[1:], x * 2]
+total = sum(p.sum() for p in parts)
+squares = list(v ** 2 for v in parts if v.dim() > 0)
+g = (t.exp() for t in parts)
+print(g)
+(total + sum(s.sum() for s in squares)).backward()
+print(x.grad)
+""",
 }
 
 

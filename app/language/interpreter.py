@@ -649,26 +649,35 @@ class Interpreter:
         return result
 
     def eval_comprehension(self, expr: ir.ListComp, frame: Frame) -> Value:
+        """A list, dict or generator expression. A generator is lazy as Python's: its first
+        iterable is evaluated now, each element when it is asked for, so that
+        `sum(p.sum() for p in ps)` records Sum, Add, Sum, Add... as PyTorch does."""
         scope = Frame({}, frame, frozenset(_target_names(expr.generators)))
+        first = self.iterate(self.eval(expr.generators[0].iter, frame))
+        items = self._comprehend(expr, expr.generators, 0, scope, first)
+        if expr.kind == "generator":
+            return items
         out: list[Value] = []
-        self._comprehend(expr, expr.generators, 0, scope, out)
+        for value in items:
+            out.append(value)
+            self.check_length(len(out))
         if expr.kind == "dict":
             return {self.hashable(k): v for k, v in out}
-        return out if expr.kind == "list" else iter(out)
+        return out
 
     def _comprehend(self, expr: ir.ListComp, gens: list[ir.Comprehension], i: int,
-                    scope: Frame, out: list[Value]) -> None:
+                    scope: Frame, source: Iterator[Value] | None = None) -> Iterator[Value]:
         if i == len(gens):
-            out.append(self.eval(expr.element, scope))
-            self.check_length(len(out))
+            yield self.eval(expr.element, scope)
             return
         gen = gens[i]
-        source = self.eval(gen.iter, scope if i else scope.parent or scope)
-        for item in self.iterate(source):
+        if source is None:
+            source = self.iterate(self.eval(gen.iter, scope))
+        for item in source:
             self.iteration()
             self.assign(gen.target, item, scope)
             if all(self.truth(self.eval(c, scope)) for c in gen.ifs):
-                self._comprehend(expr, gens, i + 1, scope, out)
+                yield from self._comprehend(expr, gens, i + 1, scope)
 
     def eval_fstring(self, expr: ir.FString, frame: Frame) -> str:
         from app.language.operators import format_value

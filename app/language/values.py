@@ -9,6 +9,7 @@ A program never touches a real Python object it did not make itself: modules suc
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import GeneratorType
 from typing import TYPE_CHECKING, Any
 
 from app.language.size import Size
@@ -232,6 +233,8 @@ def other_repr(value: Value, addresses: Addresses) -> str:
     text = getattr(value, "lab_repr", None)
     if callable(text):
         return str(text(addresses))
+    if isinstance(value, GeneratorType):
+        return f"<generator object <genexpr> at {at}>"
     return f"<object at {at}>"
 
 
