@@ -308,6 +308,14 @@ print(g)
 (total + sum(s.sum() for s in squares)).backward()
 print(x.grad)
 """,
+    # Inside a hook grad mode is off, so a backward there of a new expression fails as in
+    # PyTorch before the lab would refuse a pass inside a hook.
+    "backward_in_a_hook_without_graph": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.exp()
+y.register_hook(lambda g: torch.autograd.grad((x ** 2).sum(), x))
+y.sum().backward()
+""",
 }
 
 

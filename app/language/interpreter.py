@@ -502,16 +502,15 @@ class Interpreter:
                  create: bool, seeds: int = 0, direct: bool = False) -> None:
         """Run one backward or autograd.grad call, handing its events on (`seeds`: how
         many outputs got `_make_grads`'s ones seed, for the profiler's timeline)."""
-        if self.in_hook:              # the error points at the call inside the hook
-            raise TorchError("UnsupportedError", "a hook that calls backward() or "
-                             "autograd.grad() is not supported in the lab: compute the "
-                             "gradient after the backward pass")
         span = self.spans[-1] if self.spans else self._last_line()
         self.in_backward += 1
-        started = False
+        started = refused = False
         try:
             for event in events:
                 if isinstance(event, GraphRecorded):
+                    if self.in_hook:    # refused once it would run: PyTorch's own errors
+                        refused = True  # before the engine starts come first
+                        break
                     self.emit(PassStarted(self.passes, kind, output, span.line, span.col,
                                           retain, create, list(self.loops), seeds,
                                           direct))
@@ -528,6 +527,10 @@ class Interpreter:
             raise
         finally:
             self.in_backward -= 1
+        if refused:
+            raise TorchError("UnsupportedError", "a hook that calls backward() or "
+                             "autograd.grad() is not supported in the lab: compute the "
+                             "gradient after the backward pass")
         self._warnings(span.line)
 
     def tick_pop(self) -> None:
