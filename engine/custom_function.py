@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from engine import errors
+from engine.context import UINT64_MAX
 from engine.errors import TorchError
 from engine.node import InputMetadata, Node, SavedVariable, gradient_edge
 from engine.tensor import Tensor
@@ -33,7 +34,7 @@ class FunctionNode(Node):
 
     name = "CustomFunctionBackward"
     __slots__ = ("function", "backward_fn", "arguments", "attributes", "to_save",
-                 "input_needs_grad", "materialize_grads", "non_differentiable",
+                 "input_needs_grad", "materialize_grads", "non_differentiable", "dirty",
                  "backward_lines")
 
     def __init__(self, function: str, args: list[Any], backward: Backward,
@@ -48,6 +49,7 @@ class FunctionNode(Node):
         self.input_needs_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         self.materialize_grads = True
         self.non_differentiable: list[Tensor] = []
+        self.dirty: list[Tensor] = []          # ctx.mark_dirty(...)
         self.backward_lines: tuple[int, int] | None = None   # the program's backward()
 
     @property
@@ -81,6 +83,8 @@ class FunctionNode(Node):
             inputs.append(g)  # type: ignore[arg-type]
         returned = self.backward_fn(self, inputs)
         values = list(returned) if isinstance(returned, tuple) else [returned]
+        if all(v is None for v in values[len(self.arguments):]):
+            values = values[:len(self.arguments)]      # PyNode::apply drops extra Nones
         if len(values) != len(self.arguments):
             raise TorchError("RuntimeError", errors.wrong_number_of_gradients(
                 self.node_name, len(self.arguments), len(values)))
@@ -118,7 +122,11 @@ def apply(ctx_run: Any, function: str, args: list[Any], forward: Forward,
             wrapped.append(out)
             continue
         non_differentiable = any(out is n for n in node.non_differentiable)
-        if any(out is a for a in args):             # an input returned: a new alias
+        if any(out is d for d in node.dirty):       # changed in place: the same tensor,
+            out.bump_version()                      # its history rebased on this node
+            if differentiable and out.requires_grad and out.grad_fn is None:
+                raise TorchError("RuntimeError", errors.LEAF_MARKED_DIRTY)
+        elif any(out is a for a in args):           # an input returned: a new alias
             out = Tensor(out.data, out.ctx, base=out)
         metadata.append(InputMetadata(out.shape, out.dtype))
         if differentiable and out.is_floating_point and not non_differentiable:
@@ -135,3 +143,30 @@ def apply(ctx_run: Any, function: str, args: list[Any], forward: Forward,
     else:
         node.next_edges = [gradient_edge(None) for _ in node.next_edges]
     return tuple(wrapped) if isinstance(result, tuple) else wrapped[0]
+
+
+class ErrorNode(Node):
+    """`torch::autograd::Error`: the node DelayedError gives its outputs; it raises when
+    backward reaches it. Like AccumulateGrad it takes no sequence number (basic_ops.h)."""
+
+    name = "torch::autograd::Error"
+    __slots__ = ()
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        raise TorchError("RuntimeError", errors.ONCE_DIFFERENTIABLE)
+
+
+def delayed_error(ctx_run: Any, result: Any) -> Any:
+    """@once_differentiable's backward under create_graph, given gradients that require
+    grad (torch/autograd/function.py): each tensor it returned is detached into a leaf
+    that requires grad, and DelayedError (a node of its own, one sequence number) gives
+    them one Error node, so that differentiating them again raises."""
+    values = list(result) if isinstance(result, tuple) else [result]
+    ctx_run.take_sequence_nr()                       # DelayedError itself
+    aliases = [Tensor(v.data, v.ctx, requires_grad=True, base=v) if isinstance(v, Tensor)
+               else None for v in values]
+    node = ErrorNode(ctx_run, aliases, sequence_nr=UINT64_MAX)
+    out = [Tensor(a.data, a.ctx, grad_fn=node, output_nr=i) if a is not None else v
+           for i, (a, v) in enumerate(zip(aliases, values, strict=True))]
+    node.input_metadata = [InputMetadata(a.shape, a.dtype) for a in aliases if a is not None]
+    return tuple(out) if isinstance(result, tuple) else out[0]

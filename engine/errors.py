@@ -34,14 +34,14 @@ REQUIRES_GRAD_NON_LEAF = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = "
     "var.detach()."
 )
+INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
     "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
     "`torch.inference_mode()`."
 )
-REQUIRES_GRAD_INFERENCE = ("Setting requires_grad=True on inference tensor outside "
-                           "InferenceMode is not allowed.")
 INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
     "clone to get a normal tensor before doing inplace update.See "
@@ -50,6 +50,10 @@ INFERENCE_INPLACE = (
 HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked with "
+                       "@once_differentiable")
+# A custom Function's forward returned a leaf it changed and marked dirty (_wrap_outputs).
+LEAF_MARKED_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
         "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 

@@ -143,8 +143,8 @@ class GraphTask:
                     stack.append((next_edge.function, 0))
                 continue
             known = self.exec_info.get(node)
-            if known is not None and known.should_execute():
-                continue
+            if known is not None and known.needed:     # a captured input's node still runs
+                continue                               # when it leads to another input
             if any(e is not None and e.function in self.exec_info
                    and self.exec_info[e.function].should_execute() for e in node.next_edges):
                 self.exec_info.setdefault(node, ExecInfo()).needed = True

@@ -96,7 +96,11 @@ class SavedVariable:
         if hooks:
             pack, unpack = hooks[-1]
             self.value = None
-            self.packed = pack(t)
+            mode, t.ctx.grad_mode = t.ctx.grad_mode, False     # saved_variable.cpp packs
+            try:                                               # under a NoGradGuard
+                self.packed = pack(t)
+            finally:
+                t.ctx.grad_mode = mode
             self.unpack_hook = unpack
         elif is_output:
             self.value = Tensor(t.data, t.ctx)
@@ -146,7 +150,7 @@ class Node:
     saved_names: ClassVar[tuple[str, ...]] = ()
     __slots__ = ("ctx", "id", "sequence_nr", "next_edges", "saved", "input_metadata",
                  "pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks",
-                 "bound_to", "line", "scope", "__weakref__")
+                 "bound_to", "line", "scope", "unpacked", "__weakref__")
 
     def __init__(self, ctx: AutogradContext, inputs: list[Tensor | None],
                  sequence_nr: int | None = None) -> None:
@@ -163,6 +167,7 @@ class Node:
         self.tensor_pre_hooks: dict[int, list[Callable[[Any], Any]]] = {}
         self.retains_grad_hooks: dict[int, Callable[[Any], Any]] = {}
         self.bound_to: str | None = None      # the program variable its output was bound to
+        self.unpacked: dict[str, Any] | None = None   # see Note [Saving order]
         if self.id == ctx.keep_node_id:
             ctx.kept = (self, [None if t is None else Tensor(t.data.copy(), ctx,
                         is_wrapped_number=t.is_wrapped_number) for t in inputs])
@@ -178,6 +183,12 @@ class Node:
         """The class name its repr shows (`<AccumulateGrad object at ...>`)."""
         return self.node_name.rsplit("::", 1)[-1]
 
+    # Note [Saving order]
+    # PyTorch's generated code saves a node's inputs in the alphabetical order of their
+    # names, then its outputs (MulBackward0: other, self; PowBackward1: exponent, self,
+    # result), and its apply unpacks all of them first, in the same order: what a
+    # `saved_tensors_hooks` pack or unpack hook that prints shows (recorded from 2.13).
+    # Ops call `save` in that order; `saved_value` unpacks hooked values in it.
     def save(self, name: str, value: Any) -> None:
         """Save a value for backward (`_saved_<name>`): a tensor, a number or sizes."""
         if isinstance(value, Tensor):
@@ -186,8 +197,15 @@ class Node:
             self.saved[name] = SavedVariable(value, False)
 
     def saved_value(self, name: str) -> Any:
-        """One saved value: freed-graph and version errors are raised here."""
-        return self.saved[name].unpack(self)
+        """One saved value: freed-graph and version errors are raised here. Values packed
+        by hooks are unpacked together, in saving order (see Note [Saving order])."""
+        var = self.saved[name]
+        if var.unpack_hook is not None and not self.unpacked:
+            self.unpacked = {n: v.unpack(self) for n, v in self.saved.items()
+                             if v.unpack_hook is not None}
+        if self.unpacked and name in self.unpacked:
+            return self.unpacked.pop(name)
+        return var.unpack(self)
 
     def needs_input_grad(self, i: int) -> bool:
         """`should_compute_output(i)`: input i has somewhere to send its gradient; while

@@ -193,8 +193,8 @@ def set_requires_grad(t: Tensor, flag: bool, message: str = errors.ONLY_FLOAT_RE
         if flag:
             return                      # a non-leaf already requires grad
         raise errors.TorchError("RuntimeError", errors.REQUIRES_GRAD_NON_LEAF)
-    if flag and t.is_inference and not t.ctx.inference_mode:   # TensorImpl's check, first
-        raise errors.TorchError("RuntimeError", errors.REQUIRES_GRAD_INFERENCE)
+    if flag and t.is_inference and not t.ctx.inference_mode:     # TensorImpl's check
+        raise errors.TorchError("RuntimeError", errors.INFERENCE_REQUIRES_GRAD)
     if flag and not t.is_floating_point:
         raise errors.TorchError("RuntimeError", message)
     t.requires_grad = flag

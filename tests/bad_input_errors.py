@@ -230,5 +230,5 @@ ERRORS = [
            "ok = torch.autograd.gradcheck(lambda t: t * 2, (x,))\n", "GradcheckError", 3, 6,
            "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[1.9670, "
            "0.0000],\n        [0.0000, 1.9073]])\nanalytical:tensor([[2., 0.],\n        [0., "
-           "2.]])\n", xfail="the lab writes the Jacobians as numpy prints them"),
+           "2.]])\n"),
 ]

@@ -163,8 +163,9 @@ PINNED = {
     "HINT": "helper",                   # the end of modified_by_inplace's message
     **dict.fromkeys(REF_CONSTANTS, "reference"), **dict.fromkeys(REF_BUILT, "reference"),
     "EMPTY_INPUTS": "program", "NO_GRADIENTS": "program", "INT64_OVERFLOW": "program",
-    "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program",
-    "REQUIRES_GRAD_INFERENCE": "program", "item_of_many": "program",
+    "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program", "item_of_many": "program",
+    "INFERENCE_REQUIRES_GRAD": "program", "LEAF_MARKED_DIRTY": "program",
+    "ONCE_DIFFERENTIABLE": "program",
     "EMPTY_GRAD_INPUTS": "program", "INPUT_NO_GRAD": "program", "LEAF_VIEW_INPLACE": "program",
     "MATERIALIZE_ALLOW_UNUSED": "program", "POST_ACCUMULATE_NON_LEAF": "program",
     "POST_ACCUMULATE_NO_GRAD": "program", "POST_ACCUMULATE_RETURNED": "program",
@@ -201,8 +202,17 @@ CASES = [
          + V + "y = a * t", errors.INFERENCE_SAVED, "RuntimeError"),
     case("INFERENCE_INPLACE", "with torch.inference_mode():\n    t = torch.ones(2)\nt.add_(1)",
          errors.INFERENCE_INPLACE, "RuntimeError"),
-    case("REQUIRES_GRAD_INFERENCE", "with torch.inference_mode():\n    t = torch.ones(2)\n"
-         "t.requires_grad_()", errors.REQUIRES_GRAD_INFERENCE, "RuntimeError"),
+    case("INFERENCE_REQUIRES_GRAD", "with torch.inference_mode():\n    t = torch.ones(2)\n"
+         "t.requires_grad_()", errors.INFERENCE_REQUIRES_GRAD, "RuntimeError"),
+    case("LEAF_MARKED_DIRTY", function("Dirty", "x", "x.add_(1); ctx.mark_dirty(x); return x",
+                                       "return g") + V + "Dirty.apply(a)",
+         errors.LEAF_MARKED_DIRTY, "RuntimeError"),
+    case("ONCE_DIFFERENTIABLE", "from torch.autograd.function import once_differentiable\n"
+         + function("Sq", "x", "ctx.save_for_backward(x); return x * x",
+                    "x, = ctx.saved_tensors; return 2 * x * g").replace(
+             "    def backward", "    @once_differentiable\n    def backward")
+         + A + "g, = torch.autograd.grad(Sq.apply(a) * a, a, create_graph=True); g.backward()",
+         errors.ONCE_DIFFERENTIABLE, "RuntimeError"),
     case("item_of_many", "a = torch.tensor([1.0, 2.0]); a.item()", errors.item_of_many(2),
          "RuntimeError"),
     case("item_of_many", "a = torch.ones(3, 2); a.item()", errors.item_of_many(6),

@@ -151,6 +151,9 @@ CASES = load_corpora()
 KNOWN = {   # as in test_conformance.py: where the lab differs from PyTorch under any order
     "pub-mod-0009-sequential_mse": "a printed loss 2 ulps off (MKL's addmm)",
 }
+REFUSED = {  # programs the lab refuses (test_conformance.py's KNOWN says why)
+    "lab-tutorials-0288-pass_in_hook": "a backward() inside a tensor hook",
+}
 
 
 def written_leaves(p: dict[str, Any]) -> set[str]:
@@ -164,7 +167,9 @@ def documents() -> dict[str, Any]:
             for c in CASES}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c["id"], marks=[pytest.mark.xfail(strict=True, reason=REFUSED[c["id"]])]
+                 if c["id"] in REFUSED else []) for c in CASES])
 def test_pytorchs_gradients_on_every_recorded_case(case: dict[str, Any],
                                                    documents: dict[str, Any]) -> None:
     """Every public conformance case and the lab's corpus: the same error, the same nodes

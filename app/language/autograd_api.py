@@ -142,7 +142,7 @@ MEMBERS.update({
     "detect_anomaly": Builtin("torch.autograd.detect_anomaly", _anomaly),
     "gradcheck": _gradcheck(False), "gradgradcheck": _gradcheck(True),
     "function": Namespace("torch.autograd.function", {
-        "once_differentiable": Builtin("staticmethod", lambda i, a, k: a[0]),
+        "once_differentiable": Builtin("once_differentiable", lambda i, a, k: a[0]),
         "Function": FUNCTION_TYPE}),
 })
 

@@ -71,7 +71,12 @@ def _apply(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
             raise TorchError("NotImplementedError", "You must implement either the backward or "
                              "vjp method for your custom autograd.Function to use it with "
                              "backward mode AD.")
-        return interp.call_hook(backward, [ctx, *grads])
+        create_graph = interp.ctx.grad_mode
+        result = interp.call_hook(backward, [ctx, *grads])
+        if (isinstance(backward, UserFunction) and backward.once_differentiable
+                and create_graph and any(g is not None and g.requires_grad for g in grads)):
+            return custom_function.delayed_error(interp.ctx, result)
+        return result
 
     return custom_function.apply(interp.ctx, cls.name, list(inputs), run_forward, run_backward)
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import engine.backward as engine_backward
-from app.language.values import Value
+from app.language.values import Builtin, Value
+from engine import random
 from engine.errors import TorchError
 from engine.tensor import Tensor
 
@@ -82,9 +83,45 @@ def _undefined_grad_check(interp: Interpreter, fn: Value, inputs: list[Value],
     interp.ctx.next_sequence_nr += 4 * elements + (5 if check_undefined else 2)
 
 
+def _first_derivatives(interp: Interpreter, fn: Value, items: list[Value]
+                       ) -> tuple[Builtin, list[Value]]:
+    """gradgradcheck's function and inputs (torch/autograd/gradcheck.py): the inputs and one
+    grad_output per output, a leaf that requires grad, mapped to the first derivatives
+    taken with create_graph. A custom backward receives those leaves (the recorder names
+    them after its parameter). They are drawn as torch.testing.make_tensor draws them:
+    uniform_(-1, 1) from the default generator, in each output's dtype."""
+    n = len(items)
+    outputs = _call(interp, fn, items)
+    grad_outputs: list[Value] = [
+        Tensor(random.uniform_(out.ctx.generator, out.shape, -1.0, 1.0, out.data.dtype),
+               out.ctx, requires_grad=True) for out in outputs]
+
+    def first(_: Interpreter, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        inputs, seeds = list(args[:n]), list(args[n:])
+        diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+        result = engine_backward.GradResult()
+        mode, interp.ctx.grad_mode = interp.ctx.grad_mode, True    # also while differencing
+        try:
+            for _event in engine_backward.grad(_call(interp, fn, inputs), diff, seeds, True,
+                                               True, True, False, result):
+                pass
+        finally:
+            interp.ctx.grad_mode = mode
+        return tuple(g for g in result.values if g is not None)
+
+    return Builtin("new_func", first), [*items, *grad_outputs]
+
+
+def _shown(jacobian: np.ndarray, like: Tensor) -> str:
+    """A Jacobian as the message prints it: a tensor of the input's dtype."""
+    return repr(Tensor(jacobian.astype(like.data.dtype), like.ctx))
+
+
 def gradcheck(interp: Interpreter, fn: Value, inputs: Value, second: bool,
               options: dict[str, Any]) -> bool:
     items = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    if second:
+        fn, items = _first_derivatives(interp, fn, items)
     eps = float(options.get("eps", 1e-6))
     atol = float(options.get("atol", 1e-5))
     rtol = float(options.get("rtol", 1e-3))
@@ -93,12 +130,15 @@ def gradcheck(interp: Interpreter, fn: Value, inputs: Value, second: bool,
         if isinstance(t, Tensor) and t.requires_grad and t.dtype.name != "float64":
             interp.ctx.warnings.append(DOUBLE_WARNING.format(i=i))
     numerical, analytical = _jacobians(interp, fn, items, eps)
-    single = len(analytical) == sum(1 for t in items if isinstance(t, Tensor) and t.requires_grad)
+    diff = [t for t in items if isinstance(t, Tensor) and t.requires_grad]
+    single = len(analytical) == len(diff)
     for k, (num, ana) in enumerate(zip(numerical, analytical, strict=True)):
         if not np.allclose(ana, num, rtol=rtol, atol=atol):
             if raise_exception:
-                raise TorchError("GradcheckError", f"Jacobian mismatch for output 0 with respect "
-                                 f"to input {k},\nnumerical:{num}\nanalytical:{ana}\n")
+                t = diff[k % len(diff)]      # the Jacobians go by output, then by input
+                raise TorchError("GradcheckError", f"Jacobian mismatch for output "
+                                 f"{k // len(diff)} with respect to input {k % len(diff)},\n"
+                                 f"numerical:{_shown(num, t)}\nanalytical:{_shown(ana, t)}\n")
             return False
     if single and not second:          # several outputs: PyTorch's count is not pinned
         _undefined_grad_check(interp, fn, items, bool(options.get("check_undefined_grad", True)))

@@ -232,8 +232,8 @@ class Interpreter:
             raise
         finally:
             self.spans.pop()
-        if not isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
-            self.scan(frame)
+        if signal is None and not isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
+            self.scan(frame)          # not after a block left by return, break or continue
             if self.ctx.warnings:
                 self._warnings(stmt.span.line)
         return signal
@@ -312,7 +312,7 @@ class Interpreter:
                 self.loops[-1] += 1
                 self.assign(stmt.target, item, frame)
                 self.ctx.line = stmt.span.line       # the loop variable is the for's
-                self.scan(frame)
+                self.look_at_loop_variables(frame)
                 signal = self.exec_block(stmt.body, frame)
                 if signal is BREAK:
                     return None
@@ -481,6 +481,18 @@ class Interpreter:
             t.name = name
             self.leaves.append(t)
 
+    def look_at_loop_variables(self, frame: Frame) -> None:
+        """At the for line: the labels and the tensors outside the graph, but no leaf
+        names, which come only once a statement has completed (as the recorder's)."""
+        for name in frame.pending:
+            value = frame.locals.get(name)
+            if isinstance(value, Tensor):
+                node = value.grad_fn
+                if node is not None and node.bound_to is None:
+                    node.bound_to = name
+                if not value.requires_grad and frame.top:
+                    self.note_untracked(value, name)
+
     def note_untracked(self, t: Tensor, name: str) -> None:
         """Tell the views, once per name and reason, that `name` is outside the graph."""
         reason = t.untracked or ("inference_mode" if t.is_inference else "requires_grad=False")
@@ -497,17 +509,16 @@ class Interpreter:
                  create: bool, seeds: int = 0, direct: bool = False) -> None:
         """Run one backward or autograd.grad call, handing its events on (`seeds`: how
         many outputs got `_make_grads`'s ones seed, for the profiler's timeline)."""
-        if self.in_hook:              # the error points at the call inside the hook
-            raise TorchError("UnsupportedError", "a hook that calls backward() or "
-                             "autograd.grad() is not supported in the lab: compute the "
-                             "gradient after the backward pass")
         span = self.spans[-1] if self.spans else self._last_line()
         self.in_backward += 1
-        started = False
+        started = refused = False
         self.ctx.snapshots = self.keeps_next_pass is None or self.keeps_next_pass()
         try:
             for event in events:
                 if isinstance(event, GraphRecorded):
+                    if self.in_hook:    # refused once it would run: PyTorch's own errors
+                        refused = True  # before the engine starts come first
+                        break
                     self.emit(PassStarted(self.passes, kind, output, span.line, span.col,
                                           retain, create, list(self.loops), seeds,
                                           direct))
@@ -524,6 +535,10 @@ class Interpreter:
             raise
         finally:
             self.in_backward -= 1
+        if refused:
+            raise TorchError("UnsupportedError", "a hook that calls backward() or "
+                             "autograd.grad() is not supported in the lab: compute the "
+                             "gradient after the backward pass")
         self._warnings(span.line)
 
     def tick_pop(self) -> None:
@@ -639,32 +654,35 @@ class Interpreter:
         return result
 
     def eval_comprehension(self, expr: ir.ListComp, frame: Frame) -> Value:
+        """A list, dict or generator expression. A generator is lazy as Python's: its first
+        iterable is evaluated now, each element when it is asked for, so that
+        `sum(p.sum() for p in ps)` records Sum, Add, Sum, Add... as PyTorch does."""
         scope = Frame({}, frame, frozenset(_target_names(expr.generators)))
-        # the first iterable is evaluated at once; a generator expression's elements only as
-        # its consumer asks (sum(g.sum() for g in grads) records each sum, then its add)
-        first = self.eval(expr.generators[0].iter, scope.parent or scope)
+        first = self.iterate(self.eval(expr.generators[0].iter, frame))
+        items = self._comprehend(expr, expr.generators, 0, scope, first)
         if expr.kind == "generator":
-            return self._generate(expr, expr.generators, 0, scope, first)
+            return items
         out: list[Value] = []
-        for value in self._generate(expr, expr.generators, 0, scope, first):
+        for value in items:
             out.append(value)
             self.check_length(len(out))
         if expr.kind == "dict":
             return {self.hashable(k): v for k, v in out}
         return out
 
-    def _generate(self, expr: ir.ListComp, gens: list[ir.Comprehension], i: int,
-                  scope: Frame, source: Value) -> Iterator[Value]:
+    def _comprehend(self, expr: ir.ListComp, gens: list[ir.Comprehension], i: int,
+                    scope: Frame, source: Iterator[Value] | None = None) -> Iterator[Value]:
+        if i == len(gens):
+            yield self.eval(expr.element, scope)
+            return
         gen = gens[i]
-        for item in self.iterate(source):
+        if source is None:
+            source = self.iterate(self.eval(gen.iter, scope))
+        for item in source:
             self.iteration()
             self.assign(gen.target, item, scope)
             if all(self.truth(self.eval(c, scope)) for c in gen.ifs):
-                if i + 1 == len(gens):
-                    yield self.eval(expr.element, scope)
-                else:
-                    inner = self.eval(gens[i + 1].iter, scope)
-                    yield from self._generate(expr, gens, i + 1, scope, inner)
+                yield from self._comprehend(expr, gens, i + 1, scope)
 
     def eval_fstring(self, expr: ir.FString, frame: Frame) -> str:
         parts: list[str] = []
@@ -747,15 +765,21 @@ class Interpreter:
 
     def make_function(self, definition: ir.FunctionDef, frame: Frame) -> UserFunction:
         mode = None
-        static = False
+        static = once = False
         for decorator in definition.decorators:
             value = self.eval(decorator, frame)
             if isinstance(value, ContextManager):
                 mode = "inference_mode" if value.kind == "inference_mode" else (
                     "enable_grad" if value.enabled else "no_grad")
+                if value.kind == "set_grad_enabled" and value.previous:
+                    self.ctx.grad_mode = value.previous.pop()   # as its __call__ does
             elif isinstance(value, Builtin) and value.name == "staticmethod":
                 static = True
-        return UserFunction(definition, None if frame.top else frame, mode, static)
+            elif isinstance(value, Builtin) and value.name == "once_differentiable":
+                mode, once = "no_grad", True     # its wrapper runs backward under no_grad
+        function = UserFunction(definition, None if frame.top else frame, mode, static)
+        function.once_differentiable = once
+        return function
 
     def call_function(self, func: UserFunction | LambdaFunction, args: list[Value],
                       kwargs: dict[str, Value]) -> Value:

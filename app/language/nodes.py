@@ -78,7 +78,7 @@ def _set_materialize_grads(interp: Interpreter, args: Args, kwargs: Kwargs) -> N
 
 
 def _mark_dirty(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
-    return None
+    args[0].dirty.extend(t for t in args[1:] if isinstance(t, Tensor))
 
 
 _METHODS = {

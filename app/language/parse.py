@@ -293,6 +293,21 @@ def _bound_names(body: list[ast.stmt]) -> set[str]:
     return names
 
 
+def _own_names(tree: ast.Module) -> set[str]:
+    """Every name the program binds anywhere (assignments, parameters, defs, loop targets):
+    such a name is the program's variable, not the builtin it may shadow (the docs' custom
+    Functions take a parameter called `input`)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
 class _Translator:
     """Walks the ast once, building the Program and rejecting everything else."""
 
@@ -301,26 +316,11 @@ class _Translator:
         self.limits = limits
         self.in_function = 0
         self.in_loop = 0
-        self.bound: set[str] = set()
-
-    @staticmethod
-    def _bound_names(tree: ast.Module) -> set[str]:
-        """Every name the program binds: a builtin such as `input` that the program
-        assigns or takes as a parameter (`def forward(ctx, input)`, as PyTorch's tutorials
-        write) is its own variable there, not the builtin the lab refuses."""
-        out: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                out.add(node.id)
-            elif isinstance(node, ast.arg):
-                out.add(node.arg)
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                out.add(node.name)
-        return out
+        self.own_names: set[str] = set()
 
     def program(self, tree: ast.Module) -> Program:
+        self.own_names = _own_names(tree)
         plain = imports_torch(tree)
-        self.bound = self._bound_names(tree)
         body: list[Stmt] = []
         shorthand: list[ShorthandLeaf] = []
         opening = not plain          # still in the opening block of leaf definitions
@@ -515,7 +515,7 @@ class _Translator:
 
     # -- targets ---------------------------------------------------------------------
     def _name(self, node: ast.Name) -> Name:
-        if node.id in messages.FORBIDDEN_NAMES and node.id not in self.bound:
+        if node.id in messages.FORBIDDEN_NAMES and node.id not in self.own_names:
             raise unsupported(node, messages.FORBIDDEN_NAMES[node.id])
         if node.id.startswith("__") and node.id.endswith("__"):
             raise unsupported(node, f"`{node.id}`: names with double underscores are not "

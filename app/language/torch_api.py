@@ -222,10 +222,10 @@ def _is_tensor(interp: Interpreter, a: Kwargs) -> bool:
 
 
 def _factory(name: str, value: int) -> None:
-    @function(name, "*size, out=None, dtype=None, layout=None, device=None, "
+    @function(name, "*sizes, size=None, out=None, dtype=None, layout=None, device=None, "
                     "requires_grad=False")
     def make(interp: Interpreter, a: Kwargs) -> Tensor:
-        shape = sizes(name, a["size"])
+        shape = sizes(name, a["sizes"], a["size"])       # zeros(2, 3) or zeros(size=(2, 3))
         dtype = dtype_arg(a["dtype"])
         if name == "empty":
             return factories.zeros(interp.ctx, shape, dtype, bool(a["requires_grad"]))
@@ -286,9 +286,10 @@ def _eye(interp: Interpreter, a: Kwargs) -> Tensor:
 
 
 def _random_factory(name: str, make: Callable[..., Tensor]) -> None:
-    @function(name, "*size, generator=None, dtype=None, device=None, requires_grad=False")
-    def draw(interp: Interpreter, a: Kwargs) -> Tensor:
-        return make(interp.ctx, sizes(name, a["size"]), dtype_arg(a["dtype"]),
+    @function(name, "*sizes, size=None, generator=None, dtype=None, device=None, "
+                    "requires_grad=False")
+    def draw(interp: Interpreter, a: Kwargs) -> Tensor:    # d2l: randn(size=(), ...)
+        return make(interp.ctx, sizes(name, a["sizes"], a["size"]), dtype_arg(a["dtype"]),
                     bool(a["requires_grad"]))
 
 

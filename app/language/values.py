@@ -9,6 +9,7 @@ A program never touches a real Python object it did not make itself: modules suc
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import GeneratorType
 from typing import TYPE_CHECKING, Any
 
 from app.language.size import Size
@@ -73,7 +74,8 @@ class PyType:
 class UserFunction:
     """A `def` of the program, with the frame it was defined in."""
 
-    __slots__ = ("definition", "closure", "grad_mode", "static", "qualname")
+    __slots__ = ("definition", "closure", "grad_mode", "static", "qualname",
+                 "once_differentiable")
 
     def __init__(self, definition: FunctionDef, closure: Frame | None,
                  grad_mode: str | None = None, static: bool = False) -> None:
@@ -82,6 +84,7 @@ class UserFunction:
         self.grad_mode = grad_mode        # "no_grad", "enable_grad", "inference_mode"
         self.static = static
         self.qualname = definition.name   # `Net.forward` for a method: Python's messages
+        self.once_differentiable = False  # a custom backward under @once_differentiable
 
     @property
     def name(self) -> str:
@@ -230,6 +233,8 @@ def other_repr(value: Value, addresses: Addresses) -> str:
     text = getattr(value, "lab_repr", None)
     if callable(text):
         return str(text(addresses))
+    if isinstance(value, GeneratorType):
+        return f"<generator object <genexpr> at {at}>"
     return f"<object at {at}>"
 
 

@@ -169,10 +169,10 @@ def mul(self: Tensor, other: Operand) -> Tensor:
     other_t = wrap(other, self)
     out, node = _binary(MulBackward0, MUL, self, other_t, result_type(self, other_t))
     if node:
+        if node.needs_input_grad(0):       # see Note [Saving order]
+            node.save("other", other_t)
         if node.needs_input_grad(1):
             node.save("self", self)
-        if node.needs_input_grad(0):
-            node.save("other", other_t)
     return out
 
 
@@ -220,9 +220,9 @@ def div(self: Tensor, other: Operand) -> Tensor:
     other_t = wrap(other, self)
     out, node = _binary(DivBackward0, TRUEDIV, self, other_t, float_dtype(self, other_t))
     if node:
+        node.save("other", other_t)        # see Note [Saving order]
         if node.needs_input_grad(1):
             node.save("self", self)
-        node.save("other", other_t)
     return out
 
 

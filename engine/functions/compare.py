@@ -147,8 +147,8 @@ def _choose(node_type: type[_Choose], kernel: Any, self: Tensor, other: object) 
     out, node = record(node_type, [self, other], binary_values(kernel, self, other, dtype),
                        self)
     if node:
+        node.save("other", other)          # see Note [Saving order]
         node.save("self", self)
-        node.save("other", other)
     return out
 
 

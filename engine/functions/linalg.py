@@ -176,10 +176,10 @@ def mv(self: Tensor, vec: Tensor) -> Tensor:
     values = product_values(self.data, vec.data)
     out, node = record(MvBackward0, [self, vec], values, self)
     if node:
+        if node.needs_input_grad(1):       # see Note [Saving order]
+            node.save("self", self)
         if node.needs_input_grad(0):
             node.save("vec", vec)
-        if node.needs_input_grad(1):
-            node.save("self", self)
     return out
 
 
@@ -207,10 +207,10 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
     values = as_array(np.dot(self.data, other.data), self.data.dtype)
     out, node = record(DotBackward0, [self, other], values, self)
     if node:
+        if node.needs_input_grad(1):       # see Note [Saving order]
+            node.save("self", self)
         if node.needs_input_grad(0):
             node.save("tensor", other)
-        if node.needs_input_grad(1):
-            node.save("self", self)
     return out
 
 

@@ -136,8 +136,8 @@ def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
     out, node = record(PowBackward1, [self, exponent],
                        binary_values(kernel, self, exponent, dtype), self)
     if node:
+        node.save("exponent", exponent)    # see Note [Saving order]
         node.save("self", self)
-        node.save("exponent", exponent)
         node.save("result", out)
     return out
 

@@ -12,7 +12,7 @@ from engine.functions._record import (
     record,
     values_as,
 )
-from engine.functions.arithmetic import mul, sub
+from engine.functions.arithmetic import div, mul, sub
 from engine.functions.pointwise import exp
 from engine.functions.reduction import (
     mean_check,
@@ -127,10 +127,15 @@ class ProdBackward0(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x, result = self.saved_value("self").data, self.saved_value("result").data
+        self_t, result_t = self.saved_value("self"), self.saved_value("result")
+        x = self_t.data
+        if x.ndim == 0:
+            return [grad]
+        if not np.any(x == 0):      # prod_backward: grad * (result / input), recorded
+            return [mul(grad, div(result_t, self_t))]     # under create_graph
         flat = x.reshape(-1)
         others = np.array([np.prod(np.delete(flat, i)) for i in range(flat.size)],
-                          dtype=x.dtype).reshape(x.shape) if np.any(x == 0) else result / x
+                          dtype=x.dtype).reshape(x.shape)
         return [Tensor(as_array(grad.data * others, x.dtype), grad.ctx)]
 
 
