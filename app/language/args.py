@@ -120,6 +120,8 @@ def _split(spec: str) -> list[str]:
 def sizes(name: str, args: list[Any], keyword: Any = None) -> tuple[int, ...]:
     """The sizes `torch.zeros(2, 3)`, `torch.zeros((2, 3))` and `torch.zeros([2, 3])` take."""
     if keyword is not None:
+        if args:                        # torch.zeros(2, size=(3,))
+            raise TorchError("TypeError", f"{name}() got multiple values for argument 'size'")
         args = [keyword]
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = list(args[0])
