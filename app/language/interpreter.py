@@ -72,9 +72,11 @@ from engine.tensor import Tensor
 # 0.9 µs for `from app.language.attributes import get_attribute`), and `eval` did it for
 # every expression it evaluated. MEASURED on bench/programs.py's four course programs:
 # 251,721 such imports per set of traces before, 2,251 after (cycles that remain, in
-# branches that rarely run). Callgrind, compiled build, one trace: the 1,000-step scalar
-# loop 306 million instructions before, 178 million after (-42%); the MLP by hand 283
-# million before, 214 million after (-24%).
+# branches that rarely run). Compiled build, the best process time of 8 traces, together
+# with Note [Summarised passes] in engine/graph_task.py: the 1,000-step scalar loop 89 ms
+# before, 77 ms after; the 10,000-step recurrence 649 ms before, 579 ms after; the MLP by
+# hand 164 ms before, 160 ms after (this machine's speed drifts by up to 2x between runs,
+# so only the best of many runs compares).
 
 # -- frames and control flow -------------------------------------------------------------
 
