@@ -9,7 +9,6 @@ A program never touches a real Python object it did not make itself: modules suc
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import GeneratorType
 from typing import TYPE_CHECKING, Any
 
 from app.language.size import Size
@@ -233,7 +232,7 @@ def other_repr(value: Value, addresses: Addresses) -> str:
     text = getattr(value, "lab_repr", None)
     if callable(text):
         return str(text(addresses))
-    if isinstance(value, GeneratorType):
+    if _is_generator(value):
         return f"<generator object <genexpr> at {at}>"
     return f"<object at {at}>"
 
@@ -272,3 +271,10 @@ def type_name(value: Value) -> str:
         return "dtype"
     name = getattr(value, "lab_type_name", None)
     return str(name) if name else type(value).__name__
+
+
+def _is_generator(value: object) -> bool:
+    """A generator expression's value: a Python generator, or in the compiled build the
+    interpreter's compiled generator, which is no `types.GeneratorType` but has its
+    methods."""
+    return all(callable(getattr(value, m, None)) for m in ("__next__", "send", "throw"))
