@@ -14,6 +14,22 @@ from tests.differential import lab
 from tests.matching import differences
 from tests.torch_recorder import record
 
+# the notes' once_differentiable Square, used twice below
+_ONCE_SQUARE = """from torch.autograd.function import once_differentiable
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_output
+
+"""
+
 RULES = {
     # The docs' custom Functions call their parameter `input` (and so do their callers).
     "input_as_a_name": """import torch
@@ -96,20 +112,7 @@ print(v.grad, A.grad)
 """,
     # The notes' once_differentiable: backward runs under no_grad.
     "once_differentiable": """import torch
-from torch.autograd.function import once_differentiable
-class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
-        return 2 * x * grad_output
-
-x = torch.tensor(3.0, requires_grad=True)
+""" + _ONCE_SQUARE + """x = torch.tensor(3.0, requires_grad=True)
 g, = torch.autograd.grad(Square.apply(x), x, create_graph=True)
 print(g, g.requires_grad, g.grad_fn)
 """,
@@ -263,20 +266,7 @@ for w in [torch.tensor(3.0, requires_grad=True)]:
     # ... and under create_graph, given gradients that require grad, its results hang off
     # an Error node (DelayedError takes a sequence number) that raises when reached.
     "once_differentiable_twice": """import torch
-from torch.autograd.function import once_differentiable
-class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
-        return 2 * x * grad_output
-
-x = torch.tensor(3.0, requires_grad=True)
+""" + _ONCE_SQUARE + """x = torch.tensor(3.0, requires_grad=True)
 y = Square.apply(x) * x
 g, = torch.autograd.grad(y, x, create_graph=True)
 print(g, g.grad_fn.next_functions[1][0].name(), (x * 2).grad_fn._sequence_nr())
