@@ -52,9 +52,9 @@ def _print_state(draw: Draw, code: Code, names: list[str]) -> None:
     code.add("print(" + ", ".join(f"{n}.{pick(draw, STATE)}" for n in chosen) + ")")
 
 
-def _mode_block(draw: Draw, code: Code, names: list[str], inference: set[str],
-                depth: int, inside_inference: bool = False) -> None:
-    """A grad-mode block (maybe nested); `inference` collects the inference tensors."""
+def _mode_block(draw: Draw, code: Code, names: list[str], depth: int,
+                inside_inference: bool = False) -> None:
+    """A grad-mode block (maybe nested)."""
     # held back (KNOWN): enable_grad inside inference_mode, where PyTorch records nothing
     mode = pick(draw, [m for m in MODES if not (inside_inference and m in GRAD_ON)])
     inside_inference = inside_inference or mode == "torch.inference_mode()"
@@ -63,10 +63,8 @@ def _mode_block(draw: Draw, code: Code, names: list[str], inference: set[str],
             name = f"s{len(names)}"
             code.add(f"{name} = {pointwise(draw, names)}")
             names.append(name)
-            if inside_inference:
-                inference.add(name)
         if depth < 2 and chance(draw, 3):
-            _mode_block(draw, code, names, inference, depth + 1, inside_inference)
+            _mode_block(draw, code, names, depth + 1, inside_inference)
         if chance(draw, 3):
             _print_state(draw, code, names)
 
@@ -81,17 +79,14 @@ def grad_mode_programs(draw: Draw) -> str:
     names = ["x", "w", "b"]
     code.add(f"h = {pointwise(draw, names)}")
     names.append("h")
-    inference: set[str] = set()
     for _ in range(draw(st.integers(1, 3))):
-        _mode_block(draw, code, names, inference, 0)
+        _mode_block(draw, code, names, 0)
     _print_state(draw, code, names)
     if draw(st.booleans()):
         source = pick(draw, names)
         again = draw(st.booleans())     # of an inference tensor, PyTorch refuses
         code.add(f"d = {source}.detach()" + (".requires_grad_()" if again else ""))
         names.append("d")
-        if source in inference:
-            inference.add("d")
     if chance(draw, 4):
         code.add(f"{pick(draw, ['x', 'd'] if 'd' in names else ['x'])}.requires_grad_()")
     # mostly something that requires grad (w's product); now and then maybe not
