@@ -90,6 +90,11 @@ def test_a_student_steps_away_and_back(hall: dict[str, Any]) -> None:
     laptop.keyboard.press("ArrowRight")
     laptop.keyboard.press("ArrowRight")
     laptop.wait_for_selector("body[data-follow='away']")
+    # The counter is painted on the next animation frame: wait for the second step's.
+    shown = int(counter(presenter).split()[1])
+    laptop.wait_for_function(
+        "k => document.querySelector('#counter').textContent.startsWith(`step ${k} of `)",
+        arg=shown + 2, timeout=10_000)
     mine = counter(laptop)
     assert mine != counter(presenter)
     press(presenter, "PageDown")
