@@ -66,15 +66,23 @@ CORPORA = [c for c in load_corpora() if ASKED or c["corpus"] in PUBLIC_CORPORA]
 
 
 def _same_float32(got: Any, want: Any) -> bool:
-    """Equal, or float32 values at most 4 ulps apart: the corpora were recorded on a CPU
-    whose kernels may round the last bit of a sum otherwise (pub-net-0004, -0006)."""
-    if isinstance(want, list):
-        return (isinstance(got, list) and len(got) == len(want)
-                and all(_same_float32(g, w) for g, w in zip(got, want, strict=True)))
-    if got == want or not all(isinstance(v, float) for v in (got, want)):
-        return bool(got == want)
-    a, b = (int(x) for x in torch.tensor([got, want]).view(torch.int32).tolist())
-    return abs(a - b) <= 4
+    """Equal, or float32 gradients that differ by at most 16 ulps of the gradient's largest
+    element: the corpora were recorded on one CPU, and PyTorch's kernels for another sum
+    in another order (seen on an AVX512 Xeon: pub-mod-0003's weight gradient, a sum over
+    the batch, 10 ulps off; pub-net-0005's, a sum that nearly cancels, 46 ulps of an
+    element 10,000 times smaller than the largest)."""
+    import numpy as np
+
+    if got == want:
+        return True
+    try:
+        a, b = np.array(got, dtype=np.float32), np.array(want, dtype=np.float32)
+    except (TypeError, ValueError):      # nested lists of another shape, strings
+        return False
+    if a.shape != b.shape or not np.isfinite(b).all():
+        return False
+    scale = np.spacing(np.float32(np.abs(b).max(initial=0.0)))
+    return bool((np.abs(a - b) <= 16 * scale).all())
 
 
 def recorded_differences(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
