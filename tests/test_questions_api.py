@@ -4,8 +4,10 @@ example."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from app import questions as bank
 from app.cli import main
+from app.questions.kinds import KINDS
 from app.web.app import create_app
 from tests.test_questions import perfect
 
@@ -39,11 +42,45 @@ def test_answer_route_marks_and_reveals(client: TestClient) -> None:
     assert reveal["explanation"] == q.explanation
 
 
-def test_unknown_and_unavailable_kinds_are_404(client: TestClient) -> None:
+def test_unknown_and_unavailable_kinds_are_404(client: TestClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     assert client.get("/api/questions/nope/1").status_code == 404
-    assert client.get("/api/questions/tracking/1").status_code in (200, 404)
+    assert client.get("/api/questions/tracking/1").status_code == 200
+    future = dataclasses.replace(KINDS["tracking"], id="future", number=9,
+                                 needs="import torch\nglobal x\n")
+    monkeypatch.setitem(KINDS, "future", future)
+    for url in ("/api/questions/future/1", "/api/questions/future/1/answer"):
+        r = client.get(url)
+        assert r.status_code == 404 and "unavailable" in r.json()["detail"]
+    assert client.get("/api/questions/set", params={"kind": "future"}).status_code == 404
     assert client.get("/api/questions/set", params={"kind": "nope"}).status_code == 404
     assert client.get("/api/questions/set", params={"count": 0}).status_code == 422
+
+
+def test_every_question_of_a_set_from_the_largest_seed_opens_on_its_own(
+        client: TestClient) -> None:
+    """A set's questions are variants S*64 + j: the per-question routes (which the page
+    calls to check and reveal) take them all, and nothing beyond."""
+    body = client.get("/api/questions/set", params={"seed": bank.MAX_SEED, "count": 9}).json()
+    assert body["count"] == 9
+    for q in body["questions"]:
+        assert client.get(f"/api/questions/{q['kind']}/{q['seed']}").status_code == 200
+        assert client.get(f"/api/questions/{q['kind']}/{q['seed']}/answer").status_code == 200
+        r = client.post(f"/api/questions/{q['kind']}/{q['seed']}/answer", json={"answers": {}})
+        assert r.status_code == 200 and r.json()["score"] == 0
+    assert max(q["seed"] for q in body["questions"]) <= bank.MAX_VARIANT_SEED
+    too_far = bank.MAX_VARIANT_SEED + 1
+    assert client.get(f"/api/questions/gradients/{too_far}").status_code == 422
+    assert client.get("/api/questions/set", params={"seed": bank.MAX_SEED + 1}).status_code == 422
+
+
+def test_cli_takes_the_seeds_the_page_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["answer-key", "--seed", "-1"], ["export", "--seed", str(bank.MAX_SEED + 1)],
+                 ["show", "--kind", "1", "--seed", str(bank.MAX_VARIANT_SEED + 1)]):
+        with pytest.raises(SystemExit, match="--seed takes 0 to"):
+            main(["questions", *argv])
+    assert main(["questions", "show", "--kind", "1", "--seed", str(bank.MAX_VARIANT_SEED)]) == 0
+    assert f"pop-order-{bank.MAX_VARIANT_SEED}" in capsys.readouterr().out
 
 
 def test_export_downloads_are_the_cli_exports(client: TestClient,
@@ -54,6 +91,20 @@ def test_export_downloads_are_the_cli_exports(client: TestClient,
         assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
         assert main(["questions", "export", "--format", fmt, "--seed", "2", "--count", "5"]) == 0
         assert capsysbinary.readouterr().out == r.content
+
+
+def test_qti_download_is_the_zip_the_cli_writes(client: TestClient, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same bytes, even a day apart: the zip's entries carry no clock time."""
+    r = client.get("/api/questions/export", params={"format": "qti", "seed": 2, "count": 5})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    assert 'filename="autograd-lab-questions-2.qti.zip"' in r.headers["content-disposition"]
+    later = time.time() + 86_400
+    monkeypatch.setattr(time, "time", lambda: later)
+    out = tmp_path / "set.zip"
+    assert main(["questions", "export", "--format", "qti", "--seed", "2", "--count", "5",
+                 "-o", str(out)]) == 0
+    assert out.read_bytes() == r.content
 
 
 def test_docs_describe_the_bank_and_the_exports(client: TestClient) -> None:

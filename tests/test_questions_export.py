@@ -2,10 +2,12 @@
 same questions and answers as the bank.
 
 Moodle XML and QTI are read with an XML parser and checked for the structure Moodle's
-and Canvas's importers require. No GIFT parser package is well kept (pygiftparser's last
-release is from 2017; pygiftparserrgmf 0.0.5, from 2022, installs a top-level `tests`
-package), so GIFT is read by the strict reader below, written from Moodle's own importer
-(question/format/gift/format.php): its escapes, its name, format and feedback markers.
+and Canvas's importers require. No Python GIFT parser package is well kept (pygiftparser's
+last release is from 2017; pygiftparserrgmf 0.0.5, from 2022, installs a top-level `tests`
+package). npm's gift-pegjs is the parser that GIFT editors use, but it would bring a Node
+toolchain into the Python test suite and CI for this one check; so GIFT is read by the
+strict reader below, written from Moodle's own importer (question/format/gift/format.php):
+its escapes, its name, format and feedback markers.
 """
 
 from __future__ import annotations

@@ -228,8 +228,8 @@ def check_next_pop(torch: Any, q: Any) -> None:
 
 
 def check_tracking(torch: Any, q: Any) -> None:
-    """Kind 8 (once the language accepts its programs): which leaves get a .grad, a
-    hook's effect, an in-place change's error."""
+    """Kind 8: which leaves get a .grad, a hook's effect, an in-place change's error and
+    the node where it fires."""
     t = run_torch(torch, q.program)
     assert {k: v is None for k, v in q.facts["grads"].items()} == {
         k: v is None for k, v in t.grads.items()}
@@ -238,6 +238,9 @@ def check_tracking(torch: Any, q: Any) -> None:
             assert close(part.answer, t.grads[part.id.removesuffix(".grad")])
     error = q.facts["error"]
     assert (errors.NO_ERROR if error is None else f"{error['type']}: {error['message']}") == t.error
+    if q.facts["fails_at"] is not None:             # the in-place shape: where it fails
+        assert q.facts["fails_at"] == ("nowhere" if t.error == errors.NO_ERROR
+                                       else t.passes[-1].order[-1])
 
 
 CHECKS = {"pop-order": check_pop_order, "gradients": check_gradients,

@@ -16,6 +16,10 @@ from app.questions.model import KindInfo, Question
 
 MAX_COUNT = 50
 PER_KIND = 64         # variant seeds reserved for each kind in one practice set
+MAX_SEED = 2**31 - 1  # a set's seed
+# A set's questions are variants S*64 + j: one question's seed runs this far, so that
+# every question of every set can be fetched, checked and revealed on its own.
+MAX_VARIANT_SEED = MAX_SEED * PER_KIND + PER_KIND - 1
 
 
 class UnknownKind(ValueError):
@@ -66,5 +70,5 @@ def practice_set(seed: int, count: int, names: list[str] | None = None) -> list[
     return [question(k, s) for k, s in plan(seed, count, names)]
 
 
-__all__ = ["KINDS", "MAX_COUNT", "UnknownKind", "available_kinds", "kind", "kinds", "plan",
-           "practice_set", "question"]
+__all__ = ["KINDS", "MAX_COUNT", "MAX_SEED", "MAX_VARIANT_SEED", "PER_KIND", "UnknownKind",
+           "available_kinds", "kind", "kinds", "plan", "practice_set", "question"]

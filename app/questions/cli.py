@@ -7,7 +7,15 @@ import argparse
 import sys
 from typing import Any
 
-from app.questions import MAX_COUNT, UnknownKind, kinds, practice_set, question
+from app.questions import (
+    MAX_COUNT,
+    MAX_SEED,
+    MAX_VARIANT_SEED,
+    UnknownKind,
+    kinds,
+    practice_set,
+    question,
+)
 from app.questions.export import FORMATS, render
 from app.questions.text import answer_key, show
 
@@ -44,6 +52,7 @@ def _set_options(p: argparse.ArgumentParser) -> None:
 def _set(args: argparse.Namespace) -> list[Any]:
     if not 1 <= args.count <= MAX_COUNT:
         raise SystemExit(f"autograd-lab: --count takes 1 to {MAX_COUNT}")
+    _check_seed(args.seed, MAX_SEED)
     try:
         return practice_set(args.seed, args.count, args.kind or None)
     except UnknownKind as e:
@@ -66,7 +75,15 @@ def key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_seed(seed: int, top: int) -> None:
+    """The seeds /quiz and its API take, so that every printed set can be handed out as
+    a link too."""
+    if not 0 <= seed <= top:
+        raise SystemExit(f"autograd-lab: --seed takes 0 to {top}")
+
+
 def show_one(args: argparse.Namespace) -> int:
+    _check_seed(args.seed, MAX_VARIANT_SEED)
     try:
         sys.stdout.write(show(question(args.kind, args.seed), answers=args.answers))
     except UnknownKind as e:

@@ -131,8 +131,9 @@ def number(value: Any) -> str:
 def node_sources(program: str) -> list[str]:
     """The source text of each node the forward pass records, in recording order (so the
     i-th entry is the node with sequence number i), for programs of the shapes in
-    programs.py: an operation records a node when an operand requires grad, and
-    `NUMBER / t` records two (reciprocal, then the product)."""
+    programs.py and kind 8's: an operation records a node when an operand requires grad
+    (an in-place method too), `NUMBER / t` records two (reciprocal, then the product), and
+    what runs under `no_grad` (a `with` block) records nothing."""
     grad: dict[str, bool] = {}
     out: list[str] = []
 
@@ -150,6 +151,8 @@ def node_sources(program: str) -> list[str]:
             if needs and number_over:
                 out.append(ast.unparse(e))          # ReciprocalBackward0, then MulBackward0
         elif isinstance(e, ast.Call):
+            if isinstance(e.func, ast.Attribute) and e.func.attr in RECORD_NOTHING:
+                return False                    # a handle, or a tensor without a grad_fn
             receiver = e.func.value if isinstance(e.func, ast.Attribute) else None
             own = receiver is not None and not _is_torch(receiver) and visit(receiver)
             needs = any([visit(a) for a in e.args]) or own     # the receiver runs first
@@ -167,7 +170,16 @@ def node_sources(program: str) -> list[str]:
                 grad[name] = any(k.arg == "requires_grad" for k in value.keywords)
             else:
                 grad[name] = visit(stmt.value)
+        elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+              and isinstance(stmt.value.func, ast.Attribute)
+              and stmt.value.func.attr.endswith("_")):
+            visit(stmt.value)                   # `y.mul_(2)` records a node for y
     return out
+
+
+# Methods whose call records no node: `detach()` gives a tensor without a grad_fn,
+# `register_hook` a handle.
+RECORD_NOTHING = frozenset({"detach", "register_hook", "retain_grad"})
 
 
 def _is_torch(e: ast.expr) -> bool:

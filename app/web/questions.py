@@ -36,12 +36,14 @@ EXPORTED: dict[int | str, dict[str, Any]] = {**UNKNOWN_KIND, 200: {
         "application/json": {"schema": {}}}}}
 _templates = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape())
 
-Seed = Annotated[int, Query(ge=0, le=2**31 - 1, description="the same seed, the same set")]
+Seed = Annotated[int, Query(ge=0, le=bank.MAX_SEED, description="the same seed, the same set")]
 Count = Annotated[int, Query(ge=1, le=bank.MAX_COUNT, description="questions in the set")]
 Kinds = Annotated[list[str] | None, Query(alias="kind", description="kinds to mix (ids or "
                                           "numbers; repeat the parameter); default: all")]
 KindPath = Annotated[str, Path(description="a kind's id (pop-order) or number (1)")]
-SeedPath = Annotated[int, Path(ge=0, le=2**31 - 1)]
+SeedPath = Annotated[int, Path(ge=0, le=bank.MAX_VARIANT_SEED,
+                                description="a variant's seed (a set's j-th question of a "
+                                            "kind from seed S is variant S*64 + j)")]
 
 
 def _question(kind: str, seed: int) -> Question:

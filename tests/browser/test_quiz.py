@@ -58,6 +58,10 @@ def test_each_kind_answered_right_scores_full_marks(page: Any, server_url: str,
                                                     kind: str) -> None:
     q = bank.question(kind, 21)
     card = open_question(page, server_url, q)
+    assert card.locator(".q-program .t-keyword").first.text_content() == "import"
+    if q.focus_line is not None:
+        assert card.locator(".q-program .line.focus").get_attribute("data-n") == str(
+            q.focus_line)
     answer(card, q)
     card.locator("button.check").click()
     page.wait_for_selector(f"article[data-id='{q.id}'] .part[data-result]")
@@ -108,6 +112,12 @@ def test_the_lab_link_opens_the_program_at_the_questions_step(page: Any,
     wait_done(page)
     assert counter(page).startswith(f"step {q.lab.step} of ")
     assert page.locator("#source").input_value() == q.program
+    # the lab shows the moment the question is about: the ready queue it asks to pop from
+    shown = page.locator("#queue .q-item:not(.running)").evaluate_all(
+        "items => items.map(i => [i.querySelector('.q-name').textContent,"
+        " i.querySelector('.q-seq').textContent])")
+    keys = [name if name.startswith("AccumulateGrad") else f"{name}{seq}" for name, seq in shown]
+    assert q.facts["pop"] > 0 and sorted(keys) == q.facts["ready"]
 
 
 def test_a_practice_set_is_one_link_with_its_downloads(page: Any, server_url: str) -> None:

@@ -95,9 +95,12 @@ def walkthrough(pass_: Doc, sources: list[str]) -> list[str]:
             lines.append(f"Pop {j}: {facts.label(node)} adds {got} into {node['leaf']}.grad.")
             continue
         sent = [f"{facts.number(s['value'])} to {_target(by_id[s['to']])}" for s in step["sent"]]
-        where = f" and sends {_listing(sent)}" if sent else ""
+        hooked = "".join(f"; the hook on `{h['label']}` returns `{h['after']}`, which replaces "
+                         "it" for h in step.get("hooks") or []
+                         if h.get("kind") == "tensor" and h.get("replaced"))
+        where = f"{'; it' if hooked else ' and'} sends {_listing(sent)}" if sent else ""
         lines.append(f"Pop {j}: {facts.label(node)} ({_source(node, sources)}) receives "
-                     f"{got}{where}.")
+                     f"{got}{hooked}{where}.")
     return lines
 
 

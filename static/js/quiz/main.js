@@ -11,11 +11,16 @@ import * as scores from './scores.js';
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const kindsWanted = params.getAll('kind').flatMap((k) => k.split(',')).filter(Boolean);
+const one = params.has('kind') && !params.has('count') && kindsWanted.length === 1 ? kindsWanted[0] : null;
+// A set's seed, or one question's: a set's j-th question of a kind is variant seed*64 + j
+// (app/questions MAX_SEED, MAX_VARIANT_SEED), so the card's seed opens on its own too.
+const MAX_SEED = 2147483647;
+const MAX_VARIANT_SEED = MAX_SEED * 64 + 63;
 const setup = {
-  seed: clampInt(params.get('seed'), 0, 2147483647, Math.floor(Math.random() * 100000)),
+  seed: clampInt(params.get('seed'), 0, one ? MAX_VARIANT_SEED : MAX_SEED, Math.floor(Math.random() * 100000)),
   count: clampInt(params.get('count'), 1, 50, 7),
   kinds: kindsWanted,
-  one: params.has('kind') && !params.has('count') && kindsWanted.length === 1 ? kindsWanted[0] : null,
+  one,
   orderMode: params.get('order') === 'dependencies' ? 'dependencies' : 'exact',
 };
 let marks = scores.load();
