@@ -1,7 +1,8 @@
 """Local derivatives (app/trace/derivatives.py, POST /api/derivative): for every kind of
 node the view explains, the numbers agree with the trace's own step (incoming × local =
-outgoing, element by element), the plot passes through the input, and the local
-derivative equals live PyTorch's."""
+outgoing, element by element; or the sum of products, for matrix and jacobian nodes), the
+plot passes through the input, and the local derivatives (a jacobian node's partials)
+equal live PyTorch's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ import numpy as np
 import pytest
 
 from app.trace import run_source
-from app.trace.derivatives import BINARY, MATRIX, UNARY, Derivative, NoDerivative, derivative
+from app.trace.derivatives import (
+    BINARY,
+    JACOBIAN,
+    JACOBIAN_ROWS,
+    MATRIX,
+    UNARY,
+    Derivative,
+    NoDerivative,
+    derivative,
+)
 
 PRELUDE = ("import torch\nimport torch.nn.functional as F\n"
            "x = torch.tensor([0.5, 1.5, 2.0, -0.7], requires_grad=True)\n")
@@ -28,15 +38,40 @@ UNARY_CASES = {
     "NegBackward0": "-x", "SiluBackward0": "F.silu(x)", "PowBackward0": "x ** 3",
     "GeluBackward0": "F.gelu(x, approximate='tanh')", "LeakyReluBackward0": "F.leaky_relu(x, 0.1)",
     "SoftplusBackward0": "F.softplus(x, beta=2.0)", "EluBackward0": "F.elu(x)",
-    "ClampBackward1": "x.clamp(-0.5, 1.0)",
+    "ClampBackward1": "x.clamp(-0.5, 1.0)", "ClampMinBackward0": "x.clamp_min(0.2)",
+    "ClampMaxBackward0": "torch.clamp_max(x, 1.0)", "ReciprocalBackward0": "x.reciprocal()",
+    "PowBackward2": "2.5 ** x",
 }
 MORE_UNARY = ["x.abs() ** 0.5", "F.gelu(x)", "x.pow(-2)",
               "torch.clamp(x, min=0.2)", "F.softplus(x)"]
 BINARY_CASES = {
     "AddBackward0": "x + z", "SubBackward0": "x - z", "MulBackward0": "x * z",
-    "DivBackward0": "x / z",
+    "DivBackward0": "x / z", "PowBackward1": "x.abs() ** z",
+    "MaximumBackward0": "torch.maximum(x, z)", "MinimumBackward0": "torch.minimum(x, z)",
 }
-MORE_BINARY = ["x * 2.5", "x / z[0]", "z - x"]
+MORE_BINARY = ["x * 2.5", "x / z[0]", "z - x", "torch.maximum(x, x)",
+               "torch.minimum(x, torch.tensor([0.5, 0.0, 3.0, -0.7]))"]
+JACOBIAN_PRELUDE = (
+    "import torch\nimport torch.nn.functional as F\n"
+    "a = torch.tensor([[0.5, 1.5, -2.0], [2.0, -0.7, 0.3]], requires_grad=True)\n"
+    "w = torch.tensor([[1.0, 2.0, 0.5], [3.0, -4.0, 0.25]], requires_grad=True)\n"
+    "b = torch.tensor([0.1, -0.2], requires_grad=True)\n")
+JACOBIAN_TAIL = "\nloss = (torch.tanh(y) * 1.5).sum()\nloss.backward()\n"
+# Each node class's program, and PyTorch's function of that node's inputs.
+JACOBIAN_CASES: dict[str, tuple[str, Any]] = {
+    "AddmmBackward0": ("F.linear(a, w, b)", lambda torch: torch.addmm),
+    "SumBackward0": ("a.sum() * a", lambda torch: torch.sum),
+    "SumBackward1": ("a.sum(1)", lambda torch: lambda t: t.sum(1)),
+    "MeanBackward0": ("a.mean() * a", lambda torch: torch.mean),
+    "MeanBackward1": ("a.mean(dim=0, keepdim=True)",
+                      lambda torch: lambda t: t.mean(0, keepdim=True)),
+    "SoftmaxBackward0": ("F.softmax(a, dim=1)", lambda torch: lambda t: torch.softmax(t, 1)),
+    "LogSoftmaxBackward0": ("F.log_softmax(a, dim=0)",
+                            lambda torch: lambda t: torch.log_softmax(t, 0)),
+}
+MORE_JACOBIAN = ["a @ w.t() + b", "a.sum((0, 1), keepdim=True)",
+                 "F.cross_entropy(a, torch.tensor([2, 0]))", "torch.softmax(a * w, -1)",
+                 "a.mean(1) * b"]
 MATRIX_PROGRAM = ("import torch\na = torch.tensor([[0.5, 1.5], [2.0, -1.0]], requires_grad=True)\n"
                   "b = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)\n"
                   "v = torch.tensor([1.0, -2.0], requires_grad=True)\n"
@@ -104,6 +139,7 @@ def test_more_spellings(expr: str) -> None:
 def test_every_table_entry_is_tested() -> None:
     assert set(UNARY) == set(UNARY_CASES)
     assert set(BINARY) == set(BINARY_CASES)
+    assert set(JACOBIAN) == set(JACOBIAN_CASES)
     names = {s["name"] for _, s in _steps(MATRIX_PROGRAM, set(MATRIX))}
     assert names == set(MATRIX)
 
@@ -122,6 +158,92 @@ def test_matrix_terms_sum_to_the_sent_gradient() -> None:
                 assert np.isclose(sum(a * b for a, b in term.terms), term.outgoing, rtol=1e-6)
 
 
+def _jacobian_steps(expr: str, names: set[str]) -> tuple[str, list[tuple[int, Any]]]:
+    source = JACOBIAN_PRELUDE + f"y = {expr}" + JACOBIAN_TAIL
+    return source, _steps(source, names)
+
+
+def _jacobian_views(source: str, pass_index: int, step: dict[str, Any]
+                    ) -> tuple[list[Derivative], dict[int, np.ndarray]]:
+    """The view at every element of the node's largest input, and what the step sent."""
+    sent = {s["edge"]: np.asarray(s["value"], dtype=np.float64) for s in step["sent"]}
+    elements = max(v.size for v in sent.values())
+    return [derivative(source, pass_index, step["node"], k) for k in range(elements)], sent
+
+
+@pytest.mark.parametrize("expr", [e for e, _ in JACOBIAN_CASES.values()] + MORE_JACOBIAN)
+def test_jacobian_products_sum_to_the_sent_gradient(expr: str) -> None:
+    """Σ grad[j] × ∂out[j]/∂in[k] is what the pop sent to input k, for every input and
+    element; the grad factors are the pop's incoming gradient."""
+    source, steps = _jacobian_steps(expr, set(JACOBIAN))
+    for pass_index, step in steps:
+        incoming = sorted(_flat(step["grad"]).tolist())
+        views, sent = _jacobian_views(source, pass_index, step)
+        for k, d in enumerate(views):
+            assert d.kind == "jacobian" and d.name == step["name"] and d.elements == len(views)
+            for term in d.inputs:
+                if term.edge not in sent:
+                    continue
+                flat = sent[term.edge].reshape(-1)
+                assert term.terms is not None and term.outgoing is not None
+                assert term.outgoing == flat[min(k, flat.size - 1)]
+                assert all(g in incoming for g, _ in term.terms)
+                total = sum(g * p for g, p in term.terms)
+                assert np.isclose(total, term.outgoing, rtol=1e-5, atol=1e-6), (k, term)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(JACOBIAN_CASES))
+def test_jacobian_partials_are_pytorchs(name: str, torch: Any) -> None:
+    """The partials ∂out[j]/∂in[k] the view multiplies by, against live PyTorch's Jacobian of
+    the same function at the node's own inputs (rebuilt from the view's values)."""
+    expr, make = JACOBIAN_CASES[name]
+    f = make(torch)
+    source, steps = _jacobian_steps(expr, {name})
+    for pass_index, step in steps:
+        views, sent = _jacobian_views(source, pass_index, step)
+        shapes = [sent[i].shape for i in range(len(views[0].inputs))]
+        inputs = tuple(torch.tensor(
+            [views[k].inputs[i].value for k in range(int(np.prod(shape)))],
+            dtype=torch.float32).reshape(shape) for i, shape in enumerate(shapes))
+        jacobian = torch.autograd.functional.jacobian(f, inputs)
+        rows = int(np.prod(np.shape(step["grad"])))
+        g = _flat(step["grad"])
+        for i, shape in enumerate(shapes):
+            matrix = jacobian[i].reshape(rows, -1).numpy()
+            for k in range(int(np.prod(shape))):
+                term = views[k].inputs[i]
+                assert term.terms is not None
+                want = sorted((float(g[j]), float(matrix[j, k])) for j in range(rows)
+                              if matrix[j, k] != 0)
+                got = sorted(term.terms)
+                assert len(got) == len(want), (i, k, got, want)
+                assert np.allclose(got, want, rtol=2e-6, atol=1e-7), (i, k, got, want)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(BINARY_CASES))
+def test_elementwise_locals_are_pytorchs(name: str, torch: Any) -> None:
+    """Each input's local derivative against live PyTorch's gradient of the op at the
+    view's input values (ties of maximum and minimum included)."""
+    ops = {"AddBackward0": torch.add, "SubBackward0": torch.sub, "MulBackward0": torch.mul,
+           "DivBackward0": torch.div, "PowBackward1": torch.pow,
+           "MaximumBackward0": torch.maximum, "MinimumBackward0": torch.minimum}
+    ties = {"MaximumBackward0": ["torch.maximum(x, x)"], "MinimumBackward0": ["x.minimum(x)"]}
+    for expr in [BINARY_CASES[name], *ties.get(name, [])]:
+        source = _program(expr)
+        for pass_index, step in _steps(source, {name}):
+            for k in range(4):
+                d = derivative(source, pass_index, step["node"], k)
+                leaves = [torch.tensor([t.value], requires_grad=True) for t in d.inputs]
+                grads = torch.autograd.grad(ops[name](*leaves).sum(), leaves)
+                for term, want in zip(d.inputs, grads, strict=True):
+                    if term.local is None:      # the tail's constant: no gradient computed
+                        assert term.to is None
+                        continue
+                    assert np.isclose(term.local, want.item(), rtol=2e-6, atol=1e-7), (k, term)
+
+
 def test_refusals() -> None:
     source = _program("torch.tanh(x)")
     (pass_index, step), = _steps(source, {"TanhBackward0"})
@@ -132,6 +254,12 @@ def test_refusals() -> None:
     (_, acc), = _steps(source, {"AccumulateGrad"})[:1]
     with pytest.raises(NoDerivative, match="no local-derivative view"):
         derivative(source, 0, acc["node"])
+    side = int(JACOBIAN_ROWS ** 0.5) + 1         # a softmax past the rows the view applies
+    big = (f"import torch\nx = torch.ones({side}, {side}, requires_grad=True)\n"
+           "y = (torch.softmax(x, 1) * x).sum()\ny.backward()\n")
+    (pass_index, step), = _steps(big, {"SoftmaxBackward0"})
+    with pytest.raises(NoDerivative, match=f"at most {JACOBIAN_ROWS}"):
+        derivative(big, pass_index, step["node"])
 
 
 def test_route_answers_and_caches(app_client: Any) -> None:
@@ -186,6 +314,9 @@ def _torch_function(name: str, torch: Any) -> Any:
         "LeakyReluBackward0": lambda t: nn_f.leaky_relu(t, 0.1),
         "SoftplusBackward0": lambda t: nn_f.softplus(t, beta=2.0),
         "EluBackward0": nn_f.elu, "ClampBackward1": lambda t: t.clamp(-0.5, 1.0),
+        "ClampMinBackward0": lambda t: t.clamp_min(0.2),
+        "ClampMaxBackward0": lambda t: t.clamp_max(1.0),
+        "PowBackward2": lambda t: 2.5 ** t,
         "Log1PBackward0": torch.log1p, "Expm1Backward0": torch.expm1,
     }
     if name in special:

@@ -8,6 +8,12 @@ pop's own; the function's samples come from the engine's forward function of tha
 class, and the local derivative from that class's own `apply` run on a fresh copy of the
 op with a gradient of ones (the engine's backward, never a second formula that could
 disagree). The fresh op must record the same node class, or nothing is shown.
+
+Nodes whose output element depends on many input elements (addmm, sum, mean, softmax,
+log_softmax) are shown as the sums they are: input element k's gradient is
+Σ_j grad[j] × ∂out[j]/∂in[k], each ∂out[j]/∂in[k] read from that class's `apply` on a
+one-hot gradient (then summed back to the input's shape by the engine's own
+`validate_outputs`), so again no formula but the engine's.
 """
 
 from __future__ import annotations
@@ -27,10 +33,12 @@ from app.trace.build import quiet_floats
 from engine import AutogradContext
 from engine import functions as ops
 from engine.events import NodePopped
+from engine.input_buffer import validate_outputs
 from engine.node import Node
 from engine.tensor import Tensor
 
 SAMPLES = 81          # points on the plotted curve, the input's own in the middle
+JACOBIAN_ROWS = 1024  # output elements a sum-of-products view applies the backward to
 Forward = Callable[[list[Tensor], Node], Tensor]
 
 
@@ -61,6 +69,11 @@ UNARY: dict[str, tuple[str, Forward]] = {
     "EluBackward0": ("elu", lambda xs, n: ops.elu(xs[0], _param(n, "alpha"))),
     "ClampBackward1": ("clamp", lambda xs, n: ops.clamp(xs[0], _param(n, "min"),
                                                       _param(n, "max"))),
+    "ClampMinBackward0": ("clamp_min", lambda xs, n: ops.clamp_min(xs[0], _param(n, "min"))),
+    "ClampMaxBackward0": ("clamp_max", lambda xs, n: ops.clamp_max(xs[0], _param(n, "max"))),
+    "ReciprocalBackward0": ("reciprocal", _one(ops.reciprocal)),
+    # number ** tensor (pow.Scalar): the number is the saved `self`, the input the exponent
+    "PowBackward2": ("pow", lambda xs, n: ops.pow_scalar_base(_param(n, "self"), xs[0])),
 }
 # Each input's gradient in derivatives.yaml's words; the numbers are the engine's.
 BINARY: dict[str, tuple[str, Forward, tuple[str, str]]] = {
@@ -69,14 +82,41 @@ BINARY: dict[str, tuple[str, Forward, tuple[str, str]]] = {
     "MulBackward0": ("mul", lambda xs, n: ops.mul(xs[0], xs[1]), ("grad × other", "grad × self")),
     "DivBackward0": ("div", lambda xs, n: ops.div(xs[0], xs[1]),
                      ("grad / other", "-grad × self / other²")),
+    "PowBackward1": ("pow", lambda xs, n: ops.pow(xs[0], xs[1]),
+                     ("grad × exponent × self^(exponent − 1)", "grad × result × log(self)")),
+    "MaximumBackward0": ("maximum", lambda xs, n: ops.maximum(xs[0], xs[1]),
+                         ("grad where self > other, grad / 2 where self == other, else 0",
+                          "grad where self < other, grad / 2 where self == other, else 0")),
+    "MinimumBackward0": ("minimum", lambda xs, n: ops.minimum(xs[0], xs[1]),
+                         ("grad where self < other, grad / 2 where self == other, else 0",
+                          "grad where self > other, grad / 2 where self == other, else 0")),
 }
 MATRIX: dict[str, tuple[str, Forward, tuple[str, str]]] = {
     "MmBackward0": ("mm", lambda xs, n: ops.mm(xs[0], xs[1]), ("grad @ mat2ᵀ", "selfᵀ @ grad")),
     "MvBackward0": ("mv", lambda xs, n: ops.mv(xs[0], xs[1]), ("grad ⊗ vec", "selfᵀ @ grad")),
     "DotBackward0": ("dot", lambda xs, n: ops.dot(xs[0], xs[1]), ("grad × tensor", "grad × self")),
 }
+# Output element j's dependence on input element k, summed: Σ_j grad[j] × ∂out[j]/∂in[k].
+JACOBIAN: dict[str, tuple[str, Forward, tuple[str, ...]]] = {
+    "AddmmBackward0": ("addmm", lambda xs, n: ops.addmm(xs[0], xs[1], xs[2]),
+                       ("grad × beta, summed to self's shape", "grad @ mat2ᵀ × alpha",
+                        "mat1ᵀ @ grad × alpha")),
+    "SumBackward0": ("sum", lambda xs, n: ops.sum(xs[0]), ("grad expanded to self's sizes",)),
+    "SumBackward1": ("sum", lambda xs, n: ops.sum(xs[0], list(_param(n, "dim")),
+                                                   _param(n, "keepdim")),
+                     ("sum_backward: grad expanded over dim to self's sizes",)),
+    "MeanBackward0": ("mean", lambda xs, n: ops.mean(xs[0]),
+                      ("grad expanded to self's sizes / self.numel()",)),
+    "MeanBackward1": ("mean", lambda xs, n: ops.mean(xs[0], list(_param(n, "dim")),
+                                                     _param(n, "keepdim")),
+                      ("mean_backward: grad expanded over dim / the elements reduced",)),
+    "SoftmaxBackward0": ("softmax", lambda xs, n: ops.softmax(xs[0], _param(n, "dim")),
+                         ("result × (grad − sum(grad × result, dim))",)),
+    "LogSoftmaxBackward0": ("log_softmax", lambda xs, n: ops.log_softmax(xs[0], _param(n, "dim")),
+                            ("grad − exp(result) × sum(grad, dim)",)),
+}
 PARAMS = ("exponent", "approximate", "negative_slope", "beta", "threshold", "alpha", "min",
-          "max")
+          "max", "self", "dim", "keepdim")
 
 
 class Plot(BaseModel):
@@ -100,7 +140,8 @@ class InputTerm(BaseModel):
     local: float | None = Field(description="∂output/∂input at the element")
     outgoing: float | None = Field(description="the gradient the pop sent, at the element")
     terms: list[tuple[float, float]] | None = Field(
-        None, description="matrix products: the pairs summed into `outgoing`")
+        None, description="matrix products, or (grad[j], ∂out[j]/∂in) for a jacobian node: "
+        "the pairs summed into `outgoing` (pairs whose second factor is 0 left out)")
 
 
 class Derivative(BaseModel):
@@ -108,9 +149,9 @@ class Derivative(BaseModel):
 
     node: int
     name: str
-    kind: Literal["unary", "elementwise", "matrix"]
+    kind: Literal["unary", "elementwise", "matrix", "jacobian"]
     function: str
-    params: dict[str, float | str | None]
+    params: dict[str, bool | int | float | str | list[int] | None]
     shape: list[int]
     element: int
     elements: int
@@ -231,11 +272,11 @@ def local_derivative(node: Node, inputs: list[Tensor | None], pop: NodePopped,
     incoming = _array(pop.grad)
     shape = tuple(incoming.shape) if incoming is not None else ()
     size = max(1, int(np.prod(shape)))
-    if node.name in MATRIX:        # an element of the inputs' gradients, not the output's
+    if node.name in MATRIX or node.name in JACOBIAN:   # an element of the inputs' gradients
         size = max(t.data.size for t in inputs if t is not None)
     if not 0 <= element < size:
         raise NoDerivative(f"element {element} is outside the node's {size} elements")
-    params = {p: _param(node, p) for p in PARAMS if p in node.saved
+    params = {p: _param_json(_param(node, p)) for p in PARAMS if p in node.saved
               and not node.saved[p].is_tensor}
     base = {"node": node.id, "name": node.name, "params": params, "shape": list(shape),
             "element": element, "elements": size, "incoming": _at(incoming, element)}
@@ -254,7 +295,14 @@ def local_derivative(node: Node, inputs: list[Tensor | None], pop: NodePopped,
         return _elementwise(node, inputs, pop, element, shape, base)
     if node.name in MATRIX:
         return _matrix(node, inputs, pop, element, base)
+    if node.name in JACOBIAN:
+        return _jacobian(node, inputs, pop, element, base)
     raise NoDerivative(f"{node.name} has no local-derivative view")
+
+
+def _param_json(v: Any) -> Any:
+    """A saved parameter as JSON says it: reduced dims (a tuple) as a list."""
+    return list(v) if isinstance(v, tuple) else v
 
 
 def _to(node: Node, i: int) -> int | None:
@@ -301,6 +349,50 @@ def _matrix(node: Node, inputs: list[Tensor | None], pop: NodePopped, k: int,
                                outgoing=None if sent is None else _number(sent[idx]),
                                terms=pairs))
     return Derivative(kind="matrix", function=function, inputs=terms, plot=None, **base)
+
+
+def _jacobian(node: Node, inputs: list[Tensor | None], pop: NodePopped, k: int,
+              base: dict[str, Any]) -> Derivative:
+    """Each input's gradient at element k as Σ_j grad[j] × ∂out[j]/∂in[k], the partials
+    being the node class's own backward applied to the one-hot gradient e_j."""
+    function, forward, formulas = JACOBIAN[node.name]
+    out, leaves = _fresh(node, inputs, forward)
+    rows = out.data.size
+    if rows > JACOBIAN_ROWS:
+        raise NoDerivative(f"{node.name} has {rows} output elements; the view shows nodes "
+                           f"with at most {JACOBIAN_ROWS}")
+    g = _array(pop.grad)
+    assert g is not None and out.grad_fn is not None
+    ctx = out.ctx
+    ctx.grad_mode = False
+    partials: list[list[np.ndarray | None]] = []
+    try:
+        for j in range(rows):
+            onehot = np.zeros(rows, dtype=out.data.dtype)
+            onehot[j] = 1
+            grads = out.grad_fn.apply([Tensor(onehot.reshape(out.data.shape), ctx)])
+            partials.append([_array(t) for t in validate_outputs(out.grad_fn, grads)])
+    finally:
+        ctx.grad_mode = True
+    flat_g = g.reshape(-1)
+    terms: list[InputTerm] = []
+    for i, leaf in enumerate(leaves):
+        j = min(k, leaf.data.size - 1)
+        sent = _sent(pop, i)
+        pairs = None
+        if node.next_edges[i] is not None:
+            pairs = []
+            for r, row in enumerate(partials):
+                partial = row[i]
+                if partial is not None and partial.reshape(-1)[j] != 0:
+                    pairs.append((float(flat_g[r]), float(partial.reshape(-1)[j])))
+        terms.append(InputTerm(edge=i, to=_to(node, i), formula=formulas[i],
+                               value=_at(leaf.data, j), local=None,
+                               outgoing=None if sent is None else _at(sent, j), terms=pairs))
+    note = ("each product is grad[j] × ∂out[j]/∂in at this element, summed over the output "
+            "elements j it reaches (∂out[j]/∂in: the node's backward on a one-hot gradient)")
+    return Derivative(kind="jacobian", function=function, inputs=terms, plot=None, note=note,
+                      **base)
 
 
 def _pairs(function: str, i: int, idx: tuple[Any, ...], a: np.ndarray, b: np.ndarray,

@@ -17,7 +17,15 @@ from pydantic import BaseModel, Field
 
 from app.limits import Limits
 from app.ops.ratelimit import limited
-from app.trace.derivatives import BINARY, MATRIX, UNARY, Derivative, NoDerivative, derivative
+from app.trace.derivatives import (
+    BINARY,
+    JACOBIAN,
+    MATRIX,
+    UNARY,
+    Derivative,
+    NoDerivative,
+    derivative,
+)
 from app.web.api import Busy, TraceQueue
 from app.web.settings import Settings
 
@@ -71,12 +79,14 @@ class DerivativeNodes(BaseModel):
     unary: list[str]
     elementwise: list[str]
     matrix: list[str]
+    jacobian: list[str] = Field(description="sums of products: addmm, sum, mean, softmax, ...")
 
 
 @router.get("/derivative/nodes", response_model=DerivativeNodes)
 async def derivative_nodes() -> DerivativeNodes:
     """Which nodes `POST /api/derivative` explains: the page lists only these."""
-    return DerivativeNodes(unary=sorted(UNARY), elementwise=sorted(BINARY), matrix=sorted(MATRIX))
+    return DerivativeNodes(unary=sorted(UNARY), elementwise=sorted(BINARY), matrix=sorted(MATRIX),
+                           jacobian=sorted(JACOBIAN))
 
 
 def _compute(body: DerivativeRequest, limits: Limits) -> Derivative | str:
@@ -90,7 +100,7 @@ def _compute(body: DerivativeRequest, limits: Limits) -> Derivative | str:
 @router.post("/derivative", response_model=Derivative,
              dependencies=[Depends(limited("trace"))],
              responses={404: {"description": "no such node in that pass, or a node the "
-                              "view does not explain (AccumulateGrad, sum, ...)"},
+                              "view does not explain (AccumulateGrad, views, ...)"},
                         429: {"description": "too many traces from this client"},
                         503: {"description": "the lab is busy tracing: retry after a moment"}})
 async def local_derivative(body: DerivativeRequest, request: Request) -> Derivative:

@@ -15,7 +15,11 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from app.web.pages import TEMPLATES, StaticTree
 
-PANELS = ("code", "narration", "queue", "leaves")
+# modules: the network views in the graph and the leaves (module bands, tensors as heatmaps);
+# gradients and optimizer: the lab's "Gradients at this step" and optimizer.step() panels.
+# The three load (static/js/views/network/) only for a run with tensors, modules or a step.
+PANELS = ("code", "narration", "queue", "leaves", "modules", "gradients", "optimizer")
+SIDE_PANELS = ("queue", "leaves", "gradients", "optimizer")
 CONTROLS = ("step", "play", "scrub", "speed")
 DEFAULT_PANELS = "code,narration"
 DEFAULT_CONTROLS = "step,play,scrub"
@@ -43,5 +47,5 @@ async def embed(
     tree: StaticTree = request.app.state.static_tree
     html = _templates.get_template("embed.html").render(
         static=tree.url, panels=chosen(panels, PANELS), controls=chosen(controls, CONTROLS),
-        theme=t if t in THEMES else "auto")
+        side=SIDE_PANELS, theme=t if t in THEMES else "auto")
     return HTMLResponse(html, headers={"Cache-Control": "no-cache"})

@@ -1,8 +1,12 @@
 // /compare: two programs (or one twice, two passes) traced by the server, side by side,
-// their differences marked and said in words (compare.js computes them).
+// their differences marked and said in words (compare.js computes them). The state lives in
+// the URL's hash, #a=<left program>&b=<right program>&pa=<left pass>&pb=<right pass>
+// (programs as base64url of UTF-8, as the lab's #p=), so a comparison can be linked and
+// reloaded.
 
 import * as api from './api.js';
 import { diff, explain, nodeKey } from './compare.js';
+import { decodeProgram, encodeProgram } from './url.js';
 
 const $ = (id) => document.getElementById(id);
 const traces = { a: null, b: null };
@@ -54,18 +58,64 @@ function show() {
   document.body.dataset.compared = 'yes';
 }
 
-async function compare() {
+/** What the hash asks for; a malformed part is ignored, never trusted. */
+function fromHash() {
+  const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
+  const out = {};
+  for (const side of ['a', 'b']) {
+    try {
+      if (params.has(side)) out[side] = decodeProgram(params.get(side));
+    } catch {
+      // a broken link: this side keeps its program
+    }
+    const pass = Number.parseInt(params.get(`p${side}`) ?? '', 10);
+    if (Number.isFinite(pass) && pass >= 0) out[`p${side}`] = pass;
+  }
+  return out;
+}
+
+function toHash() {
+  const params = new URLSearchParams();
+  params.set('a', encodeProgram($('source-a').value));
+  params.set('b', encodeProgram($('source-b').value));
+  params.set('pa', $('pass-a').value || '0');
+  params.set('pb', $('pass-b').value || '0');
+  return `#${params.toString()}`;
+}
+
+let written = '';            // the hash this page wrote last: its own hashchange is no news
+
+function remember() {
+  written = toHash();
+  if (window.location.hash !== written) window.history.replaceState(null, '', written);
+}
+
+function pickPass(side, index) {
+  if (index !== undefined && index < (traces[side]?.passes.length ?? 0)) $(`pass-${side}`).value = String(index);
+}
+
+async function compare(asked = {}) {
   document.body.dataset.compared = 'no';
   $('status').textContent = 'Tracing…';
   [traces.a, traces.b] = await Promise.all([api.getTrace($('source-a').value), api.getTrace($('source-b').value)]);
   passOptions('a');
   passOptions('b');
   if ($('source-a').value === $('source-b').value && traces.b.passes.length > 1) $('pass-b').value = '1';
+  pickPass('a', asked.pa);
+  pickPass('b', asked.pb);
   $('status').textContent = '';
   show();
+  remember();
 }
 
-$('compare').addEventListener('click', compare);
-$('pass-a').addEventListener('change', show);
-$('pass-b').addEventListener('change', show);
-compare();
+function fromLink() {
+  const asked = fromHash();
+  if (asked.a !== undefined) $('source-a').value = asked.a;
+  if (asked.b !== undefined) $('source-b').value = asked.b;
+  return compare(asked);
+}
+
+$('compare').addEventListener('click', () => compare());
+for (const side of ['a', 'b']) $(`pass-${side}`).addEventListener('change', () => { show(); remember(); });
+window.addEventListener('hashchange', () => { if (window.location.hash !== written) fromLink(); });
+fromLink();

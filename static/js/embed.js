@@ -1,7 +1,9 @@
 // The read-only embed (/embed?p=...&s=...&panels=...&controls=...): the lab's store and views
 // on a shell without an editor, for a course page's iframe. The program comes from the
 // query (base64url, as the lab's links carry it) and is traced once; the reader may only
-// move through the steps with the controls the embed code asked for.
+// move through the steps with the controls the embed code asked for. The network views
+// (views/network/, as the lab shows them) load only when the embed code asked for one of
+// them (modules, gradients, optimizer) and the run has tensors, modules or a step.
 
 import * as api from './api.js';
 import { wireGestures, zoomStep } from './gestures.js';
@@ -17,6 +19,10 @@ import * as queue from './views/queue.js';
 
 const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
+const panels = new Set((document.body.dataset.panels ?? '').split(',').filter(Boolean));
+const NETWORK_PANELS = { gradients: 'tensors', optimizer: 'optimizer' };
+const wantsNetwork = ['modules', ...Object.keys(NETWORK_PANELS)].some((p) => panels.has(p));
+let network = null;                 // views/network/index.js, once loaded
 
 /** What the query asks for; a malformed program or step is ignored, never trusted. */
 function wanted() {
@@ -36,17 +42,41 @@ function dispatch(action) {
   state = reduce(state, action);
   if (document.body.dataset.run !== state.run.status) document.body.dataset.run = state.run.status;
   player.sync();
+  if (wantsNetwork && needsNetwork(state.run)) loadNetwork();
   if (!dirty) { dirty = true; requestAnimationFrame(paint); }
+}
+
+/** As the lab's: a run with a tensor, a module or an optimizer step. */
+function needsNetwork(run) {
+  return run.optimizer_steps?.length > 0 || run.passes.some((p) => p.graph
+    && (p.graph.bands?.length > 0 || p.graph.nodes.some((n) => n.shape.length > 0)));
+}
+
+/** The network views, with only the panels the embed code asked for; <body data-network>
+ * says where they are ('loading', 'ready'). */
+function loadNetwork() {
+  if (document.body.dataset.network) return;
+  document.body.dataset.network = 'loading';
+  import('./views/network/index.js').then(async (module) => {
+    await module.ready;
+    const show = Object.entries(NETWORK_PANELS).filter(([p]) => panels.has(p)).map(([, v]) => v);
+    module.mount({ getState: () => state, dispatch, embedded: true, host: $('e-side'), show });
+    network = module;
+    document.body.dataset.network = 'ready';
+    if (!dirty) { dirty = true; requestAnimationFrame(paint); }
+  });
 }
 
 function paint() {
   dirty = false;
+  const modules = panels.has('modules') ? network : null;   // bands and heatmaps, or plain
   narration.render($('narration'), state);
-  graph.render($('graph-wrap'), state);
+  graph.render($('graph-wrap'), state, modules);
   minimap.render($('minimap'), state);
   controls.render(document.querySelector('.controls'), state);
   if ($('queue')) queue.render($('queue'), state);
-  if ($('leaves')) leaves.render($('leaves'), $('leaves-more'), state);
+  if ($('leaves')) leaves.render($('leaves'), $('leaves-more'), state, modules);
+  network?.render(state);
   if ($('lines')) renderLines($('lines'), state);
   document.body.dataset.step = String(shownStep(state));
 }

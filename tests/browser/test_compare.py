@@ -4,6 +4,7 @@ say them, and a program's two passes compare too; axe-core clean on a phone and 
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -82,3 +83,39 @@ def test_axe_clean(browser: Any, watch: Watch, server_url: str, width: int, heig
     assert violations(page) == ""
     page.context.close()
     assert not watch.errors, watch.errors
+
+
+def test_the_url_keeps_the_programs_and_the_pass_pair(page: Any, server_url: str) -> None:
+    """Compare, pick passes, reload the URL in a fresh page: the same two programs, the same
+    pass pair, the same marks; a hand-made link (the lab's base64url) opens the same way."""
+    page.goto(f"{server_url}/compare")
+    compare(page, TWICE, TWICE)
+    page.select_option("#pass-a", "1")
+    page.select_option("#pass-b", "0")
+    page.wait_for_function("() => location.hash.includes('pa=1') && location.hash.includes('pb=0')")
+    link = page.url
+    first, second = dict(keys(TWICE, 0)), dict(keys(TWICE, 1))
+    assert set(marked(page, "a", "removed")) == set(second) - set(first)
+    other = page.context.new_page()
+    other.goto(link)
+    other.wait_for_selector("body[data-compared='yes']")
+    assert other.input_value("#source-a") == TWICE and other.input_value("#source-b") == TWICE
+    assert (other.input_value("#pass-a"), other.input_value("#pass-b")) == ("1", "0")
+    assert set(marked(other, "a", "removed")) == set(second) - set(first)
+    assert set(marked(other, "b", "added")) == set(first) - set(second)
+    other.close()
+
+    def b64(source: str) -> str:
+        return base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
+
+    page.goto(f"{server_url}/compare#a={b64(LEFT)}&b={b64(RIGHT)}")     # the hash alone changes
+    page.wait_for_function("v => document.getElementById('source-b').value === v", arg=RIGHT)
+    page.wait_for_selector("body[data-compared='yes']")
+    assert page.input_value("#source-a") == LEFT and page.input_value("#source-b") == RIGHT
+    a, b = dict(keys(LEFT)), dict(keys(RIGHT))
+    assert set(marked(page, "b", "added")) == set(b) - set(a)
+    # A hand-edited hash (a broken program) is ignored; the comparison still runs.
+    page.goto(f"{server_url}/compare#a=%%%&b={b64(LEFT)}&pa=9")
+    page.wait_for_function("v => document.getElementById('source-b').value === v", arg=LEFT)
+    page.wait_for_selector("body[data-compared='yes']")
+    assert page.input_value("#source-a") == LEFT and page.input_value("#pass-a") == "0"

@@ -24,7 +24,7 @@ SOURCE = ("import torch\nx = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)\
           "y = torch.tanh(x) * w\nloss = y.sum()\nloss.backward()\n")
 
 
-def frame_of(name: str) -> tuple[int, dict[str, Any]]:
+def frame_of(name: str) -> tuple[int, Any]:
     """The page's frame at which `name` pops (frame 0 is before the first pop)."""
     trace = run_source(SOURCE)
     for j, step in enumerate(trace.passes[0].steps):
@@ -102,3 +102,40 @@ def test_axe_clean_and_fits(browser: Any, watch: Watch, server_url: str, width: 
     assert violations(page) == ""
     page.context.close()
     assert not watch.errors, watch.errors
+
+
+LINEAR = ("import torch\nimport torch.nn.functional as F\n"
+          "x = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)\n"
+          "w = torch.tensor([[1.0, 2.0], [3.0, -4.0], [0.5, 1.5]], requires_grad=True)\n"
+          "b = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)\n"
+          "y = F.softmax(F.linear(x, w, b), dim=1)\nloss = (y * y).sum()\nloss.backward()\n")
+
+
+@pytest.mark.parametrize("name", ["AddmmBackward0", "SoftmaxBackward0"])
+def test_a_sum_of_products_node(page: Any, server_url: str, name: str) -> None:
+    """addmm and softmax: each input's gradient at the picked element as the server's
+    products grad[j] × ∂out[j]/∂in, summed to what the pop sent."""
+    trace = run_source(LINEAR)
+    k, step = next((j + 1, s) for j, s in enumerate(trace.passes[0].steps) if s["name"] == name)
+    page.goto(program_url(server_url, LINEAR, step=k))
+    wait_done(page)
+    panel = page.locator("#derivative")
+    expect(panel.locator(".derivative-what")).to_contain_text(name)
+    d = derivative(LINEAR, 0, step["node"], 0)
+    assert d.kind == "jacobian"
+    for term in d.inputs:
+        assert term.terms
+        want = [v for pair in term.terms for v in pair] + [term.outgoing]
+        assert numbers(page, f"#derivative .derivative-eq[data-edge='{term.edge}'] data")[
+            :len(want)] == want
+    # Another element of the inputs, from the keyboard: the server's numbers for it.
+    page.focus("#derivative-element")
+    page.keyboard.press("ArrowDown")
+    d1 = derivative(LINEAR, 0, step["node"], 1)
+    last = d1.inputs[-1]
+    assert last.terms and last.outgoing is not None
+    page.wait_for_function(
+        "([e, v]) => [...document.querySelectorAll(`#derivative .derivative-eq[data-edge='${e}']"
+        " data.outgoing`)].some((n) => Number(n.getAttribute('value')) === v)",
+        arg=[last.edge, last.outgoing])
+    expect(panel.locator("p.sub", has_text="one-hot gradient")).to_have_count(1)

@@ -97,6 +97,55 @@ def test_embed_has_no_axe_violation(browser: Any, watch: Watch, server_url: str,
     assert not watch.errors and not watch.foreign
 
 
+# -- the network views in the embed ------------------------------------------------------------
+
+def lab_counts(page: Any, base: str, source: str, step: int) -> dict[str, int]:
+    """What the lab draws of the network views at this step (the embed must draw the same)."""
+    from .test_network_page import open_at
+
+    open_at(page, base, source, step)
+    return network_counts(page)
+
+
+def network_counts(page: Any) -> dict[str, int]:
+    return {"bands": page.locator("svg#graph g.band").count(),
+            "heatmaps": page.locator("svg#graph .mini-heat").count(),
+            "gradients": page.locator(".tensors-panel:visible figure.tensor").count(),
+            "optimizer": page.locator(".optimizer-panel:visible section.optimizer-param").count()}
+
+
+@pytest.mark.parametrize(("preset_id", "step"), [("sequential", 1), ("two-layer-mlp", 4),
+                                                 ("sgd-momentum", 6)])
+def test_embed_panels_choose_the_network_views(page: Any, server_url: str, preset_id: str,
+                                               step: int) -> None:
+    """panels=modules,gradients,optimizer: the lab's module bands, heatmaps, gradients panel
+    and optimizer step, as the lab draws them at that step; without them, none loads."""
+    from .test_network_page import source_of
+
+    source = source_of(preset_id)
+    want = lab_counts(page, server_url, source, step)
+    assert any(want.values()), want
+    page.goto(embed_url(server_url, source, step, panels="code,modules,gradients,optimizer"))
+    wait_done(page)
+    page.wait_for_selector("body[data-network='ready']", timeout=20_000)
+    page.wait_for_timeout(120)
+    assert network_counts(page) == want
+    assert page.locator("textarea, [contenteditable], input:not([type=range])").count() == 0
+    # Only the heatmaps and bands: no side panel is added.
+    page.goto(embed_url(server_url, source, step, panels="modules"))
+    wait_done(page)
+    page.wait_for_selector("body[data-network='ready']", timeout=20_000)
+    page.wait_for_timeout(120)
+    assert network_counts(page) == {**want, "gradients": 0, "optimizer": 0}
+    assert page.locator(".tensors-panel, .optimizer-panel, aside").count() == 0
+    # The default panels: the network module never loads, the graph is the plain one.
+    page.goto(embed_url(server_url, source, step))
+    wait_done(page)
+    page.wait_for_timeout(150)
+    assert page.locator("body[data-network]").count() == 0
+    assert network_counts(page) == {"bands": 0, "heatmaps": 0, "gradients": 0, "optimizer": 0}
+
+
 # -- exports -------------------------------------------------------------------------------
 
 def downloaded(page: Any, button: str) -> bytes:
@@ -125,6 +174,25 @@ def test_exported_svg_has_the_graphs_nodes(page: Any, server_url: str) -> None:
         assert box is not None and box.get("fill") and box.get("stroke"), "styles inlined"
     running = nodes[run_source(WORKED).passes[0].steps[2]["node"]]
     assert "running" in (running.get("class") or "").split(), "step 3's node runs"
+    assert_opens_in_the_browser(page, server_url, downloaded(page, "#export-svg"))
+
+
+def assert_opens_in_the_browser(page: Any, base: str, data: bytes) -> None:
+    """The file opened as a standalone image/svg+xml document: Chromium's XML parser takes
+    it (a broken file shows a parsererror), it draws with a size and asks for nothing."""
+    url = f"{base}/exported-view.svg"
+    requests: list[str] = []
+    page.route(url, lambda route: route.fulfill(body=data, content_type="image/svg+xml"))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url)
+    root = page.evaluate("[document.documentElement.namespaceURI, document.documentElement."
+                         "localName, document.getElementsByTagName('parsererror').length]")
+    assert root == ["http://www.w3.org/2000/svg", "svg", 0]
+    box = page.evaluate("(() => { const b = document.documentElement.getBBox(); "
+                        "return [b.width, b.height]; })()")
+    assert box[0] > 0 and box[1] > 0
+    assert requests == [url], requests
+    page.unroute(url)
 
 
 def test_frames_zip_has_one_svg_per_step(page: Any, server_url: str) -> None:

@@ -1,6 +1,7 @@
 // The local derivative of one node: its function around its input with the tangent whose
 // slope the node multiplies by (one-input functions), or its formula with the numbers
-// filled in (add, sub, mul, div, mm, mv, dot). Every number and every sample comes from
+// filled in (add, sub, mul, div, pow, maximum), or the sum of products each input element's
+// gradient is (mm, mv, dot, addmm, sum, mean, softmax, log_softmax). Every number and every sample comes from
 // the server (POST /api/derivative, the engine's forward and backward); this view only
 // draws them. It follows the running node unless a node is picked.
 
@@ -93,7 +94,8 @@ export function render(root, state) {
   const step = steps.find((s) => s.node === id);
   if (!step) { say(view, 'Step to a node of a function, or pick one above: its local derivative shows here.'); return; }
   const shape = frame.byId.get(id).shape;
-  pickElement(view, kinds.get(step.name) === 'matrix' ? null : shape, step);
+  const perInput = ['matrix', 'jacobian'].includes(kinds.get(step.name));   // elements of the inputs
+  pickElement(view, perInput ? null : shape, step);
   const request = { source: state.run.source, seed: state.run.seed ?? null, pass: frame.pass.index,
                     node: id, element: view.index };
   const key = JSON.stringify(request);
@@ -171,7 +173,13 @@ function target(frame, to) {
 function equation(d, term, frame) {
   const p = el('p', { class: 'derivative-eq', 'data-edge': term.edge });
   el('span', { class: 'formula' }, p, `${term.formula}: `);
-  if (term.terms) {
+  if (term.to === null && term.outgoing === null) {
+    p.append(`not computed → ${target(frame, null)}`);
+    return p;
+  }
+  if (term.terms && term.terms.length === 0) {
+    num(0, 'factor', p);                 // no output element depends on this input element
+  } else if (term.terms) {
     term.terms.forEach(([a, b], i) => {
       if (i) p.append(' + ');
       num(a, 'factor', p); p.append(' × '); num(b, 'factor', p);

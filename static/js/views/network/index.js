@@ -23,17 +23,25 @@ export const ready = new Promise((resolve) => {
   document.head.appendChild(link);
 });
 
-/** Wire to the page: the state to read and the dispatch to change it; adds the panels. */
-export function mount({ getState, dispatch }) {
+/** Wire to the page: the state to read and the dispatch to change it; adds the panels.
+ * The lab puts both around its queue panel; the embed (`embedded`) appends only those its
+ * embed code asked for (`show`), in this order, to its side column (`host`). */
+export function mount({ getState, dispatch, embedded = false, host = null, show = ['optimizer', 'tensors'] }) {
   app = { getState, dispatch };
-  const side = document.querySelector('.side');
-  const queue = side.querySelector('.queue-panel');
-  const optimizer = section('optimizer-panel', 'optimizer-h', 'optimizer.step()', 'optimizer-body');
-  optimizer.hidden = true;
-  const tensors = section('tensors-panel', 'tensors-h', 'Gradients at this step', 'tensor-list');
-  tensors.querySelector('h2').after(Object.assign(document.createElement('p'), { className: 'sub' }));
-  side.insertBefore(optimizer, queue);
-  queue.after(tensors);
+  const optimizer = show.includes('optimizer')
+    ? section('optimizer-panel', 'optimizer-h', 'optimizer.step()', 'optimizer-body') : null;
+  if (optimizer) optimizer.hidden = true;
+  const tensors = show.includes('tensors')
+    ? section('tensors-panel', 'tensors-h', 'Gradients at this step', 'tensor-list') : null;
+  tensors?.querySelector('h2').after(Object.assign(document.createElement('p'), { className: 'sub' }));
+  if (embedded) {
+    for (const panel of [optimizer, tensors]) if (panel) { panel.classList.add('e-panel'); host.append(panel); }
+  } else {
+    const side = document.querySelector('.side');
+    const queue = side.querySelector('.queue-panel');
+    side.insertBefore(optimizer, queue);
+    queue.after(tensors);
+  }
   panels = { optimizer, tensors };
   const wrap = document.getElementById('graph-wrap');
   let down = null;
@@ -64,9 +72,11 @@ function section(cls, id, title, body) {
 export function render(state) {
   if (!panels) return;
   const frame = frameAt(state.run, shownStep(state));
-  renderOptimizer(panels.optimizer, frame, state.run);
-  renderPanel(panels.tensors, frame);
-  panels.tensors.hidden = Boolean(frame.optimizer);
+  if (panels.optimizer) renderOptimizer(panels.optimizer, frame, state.run);
+  if (panels.tensors) {
+    renderPanel(panels.tensors, frame);
+    panels.tensors.hidden = Boolean(frame.optimizer);
+  }
 }
 
 function toggle(graph, id) {
