@@ -48,6 +48,7 @@ class EventStream:
     last_event_id: int | None = None
     events: queue.Queue[Event | None] = field(default_factory=queue.Queue)
     status: int | None = None
+    retry: int | None = None        # the stream's `retry:` field: the reconnection delay, ms
 
     def __post_init__(self) -> None:
         self._client = httpx.Client(timeout=httpx.Timeout(30, read=None))
@@ -68,6 +69,8 @@ class EventStream:
                 fields: dict[str, str] = {}
                 for line in response.iter_lines():
                     if line == "":
+                        if "retry" in fields:
+                            self.retry = int(fields["retry"])
                         if "event" in fields:
                             self.events.put(Event(fields["event"], int(fields["id"]),
                                                   json.loads(fields["data"])))
@@ -182,9 +185,12 @@ def test_a_late_joiner_lands_on_the_current_state_at_once(hall: Hall) -> None:
 
 
 def test_a_dropped_connection_resumes_without_a_loss_or_a_repeat(hall: Hall) -> None:
+    from app.web.rooms import RETRY_MS
+
     code, token = hall.create()
     stream = hall.follow(code)
     seen = [stream.next()]
+    assert stream.retry == RETRY_MS, "the stream tells the browser how soon to reconnect"
     hall.put(code, token, 1)
     seen.append(stream.next())
     stream.close()                              # dropped; meanwhile the presenter goes on

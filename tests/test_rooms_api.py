@@ -3,6 +3,7 @@ streams and the two-process runs are tests/test_rooms.py's)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +66,7 @@ def test_unknown_or_impossible_codes_are_404(client: Client, code: str) -> None:
 
 
 def test_codes_have_no_look_alikes() -> None:
-    for c in "0O1IL2Z5S8B6GUVQD":
+    for c in "0O1IL2Z5S8B6GUVQDN":                # N: said aloud, it is heard as M
         assert c not in codes.ALPHABET
     made = {codes.new_code() for _ in range(200)}
     assert len(made) > 190 and all(codes.normalize(c) == c for c in made)
@@ -152,11 +153,42 @@ def test_ending_a_room(client: Client) -> None:
     assert client.delete(f"/api/rooms/{code}", headers=token).status_code == 404
 
 
+def svg_modules(svg: str) -> set[tuple[int, int]]:
+    """The dark modules (row, column) that segno's SVG path draws: `M x y` / `m dx dy`
+    move, `h n` draws n modules along the row whose middle is y."""
+    path = re.search(r' d="([^"]+)"', svg)
+    assert path is not None, svg
+    x = y = 0.0
+    dark: set[tuple[int, int]] = set()
+    for op, a, b in re.findall(r"([Mmh])(-?[\d.]+)(?: (-?[\d.]+))?", path.group(1)):
+        if op == "M":
+            x, y = float(a), float(b)
+        elif op == "m":
+            x, y = x + float(a), y + float(b)
+        else:
+            dark.update((int(y), int(x) + i) for i in range(int(float(a))))
+            x += float(a)
+    return dark
+
+
 def test_the_qr_code_is_an_svg_of_the_join_url(client: Client) -> None:
-    code, _ = create(client)
+    import segno
+
+    r = client.post("/api/rooms")
+    code, join_url = r.json()["code"], r.json()["join_url"]
     r = client.get(f"/api/rooms/{code}/qr.svg")
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
     assert r.text.startswith("<svg") and f"Join {code}" in r.text and "<script" not in r.text
+    drawn = svg_modules(r.text)
+    left, top = min(c for _, c in drawn), min(row for row, _ in drawn)
+    drawn = {(row - top, c - left) for row, c in drawn}
+    # What it encodes is the join URL: the modules are a QR code of exactly that text.
+    encodes = []
+    for level in "LMQH":
+        qr = segno.make(join_url, error=level, boost_error=False)
+        modules = {(i, j) for i, row in enumerate(qr.matrix) for j, v in enumerate(row) if v}
+        encodes.append(drawn == modules)
+    assert any(encodes), "the QR code is not the join URL's"
 
 
 def test_join_pages(client: Client) -> None:

@@ -80,3 +80,22 @@ def test_ties_between_accumulate_grads_are_said_so() -> None:
         if nodes[answer.node]["seq"] == UINT64_MAX:
             assert "same sequence number (MAX)" in answer.reason
             assert answer.reason.startswith("Both ready nodes")
+
+
+def test_nodes_still_waiting_are_offered_as_distractors() -> None:
+    """The candidates are the ready queue's nodes and, as distractors, nodes still waiting
+    for gradients: in a `.backward()` call that runs to its end, each of those pops later,
+    none before (autograd.grad never runs the AccumulateGrad nodes it waits on)."""
+    offered = 0
+    for preset in PRESETS:
+        doc = document(preset.source)
+        for p, s in frames(doc):
+            question, _ = next_pop(doc, p, s, "id") or pytest.fail("no question")
+            steps = doc["passes"][p]["steps"]
+            if doc["passes"][p]["kind"] != "backward" or any(st.get("error") for st in steps):
+                continue
+            later = {st["node"] for st in steps[s + 1:]}
+            waiting = [c.node for c in question.candidates if not c.ready]
+            assert set(waiting) <= later, (preset.id, p, s)
+            offered += bool(waiting)
+    assert offered, "no question ever offers a node that still waits"

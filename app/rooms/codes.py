@@ -1,8 +1,9 @@
 """Join codes (short, read aloud, typed on a phone) and control tokens (unguessable).
 
 The code's alphabet leaves out what looks or sounds alike (0/O/D/Q, 1/I/L, 2/Z, 5/S,
-8/B, 6/G, U/V) and every vowel, so that no code spells a word: seventeen characters,
-six of them, 24 million codes. A code only finds a room; controlling it takes the token.
+8/B, 6/G, U/V, and N, which is heard as M when read aloud) and every vowel, so that no
+code spells a word: sixteen characters, six of them, 16.7 million codes. A code only finds
+a room; controlling it takes the token.
 Input is taken in any case, with spaces or dashes.
 """
 
@@ -13,7 +14,7 @@ import hmac
 import re
 import secrets
 
-ALPHABET = "CFHJKMNPRTWXY3479"
+ALPHABET = "CFHJKMPRTWXY3479"
 LENGTH = 6
 _CODE = re.compile(f"^[{ALPHABET}]{{{LENGTH}}}$")
 

@@ -36,6 +36,8 @@ def main(directory: Path = DOCS) -> None:
             students.append(student)
         for _ in range(2):
             presenter.keyboard.press("PageDown")
+        presenter.wait_for_function(
+            "() => document.querySelector('#counter').textContent.startsWith('step 2 of ')")
         presenter.wait_for_timeout(600)
         presenter.screenshot(path=str(directory / "present-projector.png"))
         presenter.keyboard.press("q")

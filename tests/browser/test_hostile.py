@@ -89,7 +89,9 @@ def test_a_rooms_follower_shows_the_presenters_hostile_program_as_text(
     page = opened(browser, watch, f"{server_url}/join/{code}", dialogs, width=390)
     try:
         page.wait_for_selector("body[data-follow='following'][data-run='done']", timeout=20_000)
-        assert SCRIPT in page.locator("#source").input_value()
+        # The text area is filled when the page paints, a frame after data-run says done.
+        page.wait_for_function("s => document.querySelector('#source').value.includes(s)",
+                               arg=SCRIPT, timeout=10_000)
         untouched(page, dialogs)
     finally:
         page.context.close()

@@ -5,6 +5,8 @@ page and two student pages. What the students must show is what the presenter's 
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ from app.rooms.polls import next_pop
 from app.trace import run_source
 
 from .conftest import Watch, counter, new_page
+
+BEAT_MS = 1600                  # static/js/player.js: one step a beat at speed 1
 
 pytestmark = pytest.mark.browser
 LESSON = load_lessons(shipped_dir())[0]
@@ -54,37 +58,55 @@ def in_step(page: Any, presenter: Any) -> None:
         timeout=10_000)
 
 
-def press(presenter: Any, key: str) -> None:
-    presenter.keyboard.press(key)
-    presenter.wait_for_timeout(120)
+def shows(page: Any, selector: str, text: str) -> None:
+    """Wait until the element's painted text is this (the pages paint on the next
+    animation frame: reading it right after a key press reads the frame before)."""
+    page.wait_for_function("([q, t]) => document.querySelector(q)?.textContent === t",
+                           arg=[selector, text], timeout=10_000)
+
+
+def step_to(page: Any, key: str, want: int) -> None:
+    """Press a key and wait until the counter shows step `want`."""
+    page.keyboard.press(key)
+    page.wait_for_function(
+        "k => document.querySelector('#counter').textContent.startsWith(`step ${k} of `)",
+        arg=want, timeout=10_000)
+
+
+def source_is(page: Any, source: str) -> None:
+    """Wait until the program's text area holds `source` (set when the page paints)."""
+    page.wait_for_function("s => document.querySelector('#source').value === s", arg=source,
+                           timeout=10_000)
 
 
 def test_steps_propagate_and_a_late_joiner_lands_on_the_current_one(
         hall: dict[str, Any], browser: Any, watch: Watch) -> None:
     presenter, students = hall["presenter"], hall["students"]
-    for key in ("PageDown", "PageDown", "ArrowRight"):
-        press(presenter, key)
+    shows(presenter, "#followers", "2 following")   # the presenter sees who follows
+    for want, key in enumerate(("PageDown", "PageDown", "ArrowRight"), start=1):
+        step_to(presenter, key, want)
         for student in students:
             in_step(student, presenter)
-    assert counter(presenter).startswith("step 3 of ")
     late = new_page(browser, watch, width=1280, height=800)
     try:
         late.goto(f"{hall['url']}/join/{hall['code'].lower()}")
         late.wait_for_selector("body[data-follow='following'][data-run='done']")
         in_step(late, presenter)
-        assert late.locator("#source").input_value() == LESSON.programs[0].source
+        source_is(late, LESSON.programs[0].source)
+        shows(presenter, "#followers", "3 following")
     finally:
         late.context.close()
-    press(presenter, "n")                        # the next program of the lesson
-    assert presenter.locator("#p-title").text_content() == LESSON.programs[1].title
+    presenter.keyboard.press("n")               # the next program of the lesson
+    shows(presenter, "#p-title", LESSON.programs[1].title)
+    presenter.wait_for_selector("body[data-run='done']")
     for student in students:
+        source_is(student, LESSON.programs[1].source)
         in_step(student, presenter)
-        assert student.locator("#source").input_value() == LESSON.programs[1].source
 
 
 def test_a_student_steps_away_and_back(hall: dict[str, Any]) -> None:
     presenter, (phone, laptop) = hall["presenter"], hall["students"]
-    press(presenter, "PageDown")
+    step_to(presenter, "PageDown", 1)
     in_step(laptop, presenter)
     laptop.locator("#stage").focus()
     laptop.keyboard.press("ArrowRight")
@@ -97,7 +119,7 @@ def test_a_student_steps_away_and_back(hall: dict[str, Any]) -> None:
         arg=shown + 2, timeout=10_000)
     mine = counter(laptop)
     assert mine != counter(presenter)
-    press(presenter, "PageDown")
+    step_to(presenter, "PageDown", 2)
     in_step(phone, presenter)
     assert counter(laptop) == mine, "away, the student keeps their own step"
     laptop.click("#follow-back")
@@ -106,16 +128,16 @@ def test_a_student_steps_away_and_back(hall: dict[str, Any]) -> None:
     laptop.locator("#source").fill("a = 2.0\nb = a * a\n")      # their own edit
     laptop.wait_for_selector("body[data-follow='away']")
     laptop.click("#follow-back")
+    source_is(laptop, LESSON.programs[0].source)
     in_step(laptop, presenter)
-    assert laptop.locator("#source").input_value() == LESSON.programs[0].source
 
 
 def test_a_poll_is_answered_and_counted(hall: dict[str, Any]) -> None:
     presenter, students = hall["presenter"], hall["students"]
-    press(presenter, "PageDown")
+    step_to(presenter, "PageDown", 1)
     for student in students:
         in_step(student, presenter)
-    press(presenter, "q")
+    presenter.keyboard.press("q")
     for student in students:
         student.wait_for_selector(".follow-poll .poll-choice")
     doc = json.loads(run_source(LESSON.programs[0].source).model_dump_json())
@@ -129,11 +151,12 @@ def test_a_poll_is_answered_and_counted(hall: dict[str, Any]) -> None:
     students[1].get_by_role("button", name=wrong, exact=True).click()
     students[1].get_by_role("button", name=answer.label, exact=True).click()   # changes it
     presenter.wait_for_selector("#p-poll[data-answers='2']", timeout=10_000)
-    press(presenter, "ArrowRight")               # frozen while the room answers
+    presenter.keyboard.press("ArrowRight")      # frozen while the room answers: it says so
+    presenter.wait_for_selector("#p-goal.notice")
     assert counter(presenter).startswith("step 1 ")
     right = presenter.locator(f"#p-poll .p-choice[data-node='{answer.node}'] .p-count")
     assert right.text_content() == "2"
-    press(presenter, "r")
+    presenter.keyboard.press("r")
     presenter.wait_for_selector("#p-poll[data-revealed='1']")
     assert presenter.locator(".p-poll-reason").text_content() == answer.reason
     for student in students:
@@ -142,8 +165,7 @@ def test_a_poll_is_answered_and_counted(hall: dict[str, Any]) -> None:
             student.locator(".poll-answer").text_content())
         assert student.locator(".poll-reason").text_content() == answer.reason
         assert student.locator(".p-count").count() == 0, "no student sees the distribution"
-    press(presenter, "ArrowRight")               # revealed: the presenter moves on
-    assert counter(presenter).startswith("step 2 ")
+    step_to(presenter, "ArrowRight", 2)         # revealed: the presenter moves on
     for student in students:
         student.wait_for_selector(".follow-poll", state="detached")
 
@@ -171,26 +193,71 @@ def test_a_student_cannot_drive_end_or_poll_the_room(hall: dict[str, Any], watch
     assert student.locator("body[data-follow='following']").count() == 1
 
 
+def test_ending_the_session_tells_the_students(hall: dict[str, Any]) -> None:
+    presenter, students = hall["presenter"], hall["students"]
+    presenter.click("#end")
+    presenter.wait_for_selector("#live")        # back to "Start live session"
+    for student in students:
+        student.wait_for_selector("body[data-follow='ended']", timeout=10_000)
+        assert "The presenter has ended the live session." in str(
+            student.locator(".follow-bar").text_content())
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(f"{hall['url']}/api/rooms/{hall['code']}")
+    assert gone.value.code == 404
+
+
 def test_the_presenters_keys(hall: dict[str, Any]) -> None:
     presenter = hall["presenter"]
     steps = len(run_source(LESSON.programs[0].source).passes[0].steps)
     for key, want in [("PageDown", 1), ("ArrowRight", 2), (" ", 3), ("PageUp", 2),
                       ("ArrowLeft", 1), ("End", steps), ("Home", 0)]:
-        press(presenter, key)
-        assert counter(presenter).startswith(f"step {want} of "), key
-    press(presenter, "b")
-    assert presenter.locator("#p-blank").is_visible()
-    press(presenter, "b")
-    assert presenter.locator("#p-blank").is_hidden()
-    press(presenter, "3")
-    assert presenter.locator("#p-title").text_content() == LESSON.programs[2].title
-    press(presenter, "Shift+N")
-    assert presenter.locator("#p-title").text_content() == LESSON.programs[1].title
+        step_to(presenter, key, want)
+    presenter.keyboard.press("b")
+    presenter.wait_for_selector("#p-blank", state="visible")
+    presenter.keyboard.press("b")
+    presenter.wait_for_selector("#p-blank", state="hidden")
+    presenter.keyboard.press("f")
+    presenter.wait_for_function("() => document.fullscreenElement !== null")
+    presenter.keyboard.press("f")
+    presenter.wait_for_function("() => document.fullscreenElement === null")
+    presenter.keyboard.press("3")
+    shows(presenter, "#p-title", LESSON.programs[2].title)
+    presenter.keyboard.press("Shift+N")
+    shows(presenter, "#p-title", LESSON.programs[1].title)
     presenter.wait_for_selector("body[data-run='done']")
-    press(presenter, "p")                        # play: the steps move on their own
+    presenter.keyboard.press("p")               # play: the steps move on their own
+    presenter.wait_for_selector("body[data-playing='1']")
     presenter.wait_for_function("() => /^step [1-9]/.test(document.querySelector('#counter')"
                                 ".textContent)", timeout=10_000)
-    press(presenter, "p")
+    presenter.keyboard.press("p")               # pause: they stop
+    presenter.wait_for_selector("body[data-playing='']")
+    presenter.wait_for_timeout(100)
+    paused = counter(presenter)
+    presenter.wait_for_timeout(BEAT_MS + 200)
+    assert counter(presenter) == paused
+
+
+def test_a_chosen_lesson_or_a_run_program_gives_the_keys_back(hall: dict[str, Any]) -> None:
+    """A clicker's PageDown after picking a lesson, or after running an edited program,
+    steps (it does not change the lesson or scroll the program)."""
+    presenter = hall["presenter"]
+    second = load_lessons(shipped_dir())[1]
+    presenter.focus("#lesson")
+    presenter.select_option("#lesson", second.id)
+    shows(presenter, "#p-title", second.programs[0].title)
+    presenter.wait_for_selector("body[data-run='done']")
+    step_to(presenter, "PageDown", 1)
+    assert presenter.locator("#lesson").input_value() == second.id
+    presenter.keyboard.press("e")               # the editor, folded away until needed
+    presenter.wait_for_selector("#source", state="visible")
+    mine = "a = 5.0\nb = a * a * a\n"
+    presenter.locator("#source").fill(mine)
+    presenter.keyboard.press("Control+Enter")
+    presenter.wait_for_selector("#source", state="hidden")
+    presenter.wait_for_selector("body[data-run='done']")
+    pops = len(run_source(mine).passes[0].steps)
+    shows(presenter, "#counter", f"step 0 of {pops}")
+    step_to(presenter, "PageDown", 1)
 
 
 def test_the_speaker_view_stays_in_step_and_drives(browser: Any, watch: Watch,
@@ -200,13 +267,13 @@ def test_the_speaker_view_stays_in_step_and_drives(browser: Any, watch: Watch,
         presenter.goto(f"{server_url}/present")
         presenter.wait_for_selector("body[data-run='done']")
         with presenter.context.expect_page() as opened:
-            press(presenter, "s")
+            presenter.keyboard.press("s")
         notes = opened.value
         notes.wait_for_selector("body[data-ready='1']")
         assert notes.locator("#n-title").text_content() == LESSON.programs[0].title
         first_note = LESSON.programs[0].notes.split("\n")[0]
         assert first_note in str(notes.locator("#n-notes").text_content())
-        press(presenter, "PageDown")
+        step_to(presenter, "PageDown", 1)
         notes.wait_for_function("(c) => document.querySelector('#n-step').textContent === c",
                                 arg=counter(presenter))
         notes.keyboard.press("n")               # keys pressed in the speaker view drive
@@ -236,19 +303,33 @@ def test_the_lab_page_leads_to_the_presenter(page: Any, server_url: str) -> None
     assert info["state"]["source"] == neuron.source
 
 
+def contrast(a: list[float], b: list[float]) -> float:
+    """WCAG's contrast ratio of two sRGB colours (1 to 21)."""
+    def luminance(rgb: list[float]) -> float:
+        c = [x / 255 for x in rgb]
+        lin = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def test_the_projector_theme_at_1280x720(hall: dict[str, Any], tmp_path: Path) -> None:
     presenter = hall["presenter"]
-    press(presenter, "PageDown")
-    press(presenter, "PageDown")
-    size = presenter.evaluate("""() => {
+    step_to(presenter, "PageDown", 1)
+    step_to(presenter, "PageDown", 2)
+    assert presenter.locator("#source").is_hidden(), "the editor is folded away"
+    size = presenter.evaluate(r"""() => {
         const g = document.querySelector('#graph-wrap').getBoundingClientRect();
         const s = getComputedStyle(document.querySelector('#sentence'));
+        const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
         return { w: g.width, h: g.height, font: parseFloat(s.fontSize),
-                 width: document.documentElement.scrollWidth };
+                 width: document.documentElement.scrollWidth, ink: rgb(s.color),
+                 paper: rgb(getComputedStyle(document.body).backgroundColor) };
     }""")
     assert size["width"] <= 1280, "nothing sticks out sideways"
     assert size["w"] >= 1200 and size["h"] >= 400, "the graph fills the screen"
     assert size["font"] >= 24, "the caption reads from the back of the hall"
+    assert contrast(size["ink"], size["paper"]) >= 15, "a projector washes out pale text"
     shot = tmp_path / "present-projector.png"
     presenter.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000

@@ -27,6 +27,7 @@ const session = createSession({ viewState: () => (lab.run.status === 'done' ? vi
 function dispatch(action) {
   lab = reduce(lab, action);
   document.body.dataset.run = lab.run.status;
+  document.body.dataset.playing = lab.playing ? '1' : '';
   player.sync();
   schedule();
 }
@@ -183,6 +184,13 @@ function speakerNotes() {
 
 // -- start ----------------------------------------------------------------------------------
 
+/** Run the edited program and fold the editor away: the graph is what the hall looks at. */
+function runEdited() {
+  $('source').blur();
+  $('editor').open = false;
+  load($('source').value);
+}
+
 function wire() {
   document.addEventListener('keydown', onKey);
   // A focused button clicks on Space's keyup, and Space was "next" already; a clicked
@@ -190,10 +198,12 @@ function wire() {
   document.addEventListener('keyup', (event) => { if (event.key === ' ' && event.target.tagName === 'BUTTON') event.preventDefault(); });
   document.addEventListener('click', (event) => { const b = event.target.closest('button'); if (b) b.blur(); });
   wireGestures($('graph-wrap'), dispatch);
-  $('lesson').addEventListener('change', (event) => pickLesson(event.target.value));
-  $('run').addEventListener('click', () => load($('source').value));
+  // A focused select or textarea keeps the keys (a clicker's PageDown would change the
+  // lesson or scroll the program): choosing a lesson or running the program gives them back.
+  $('lesson').addEventListener('change', (event) => { event.target.blur(); pickLesson(event.target.value); });
+  $('run').addEventListener('click', runEdited);
   $('source').addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); load($('source').value); }
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runEdited(); }
   });
   $('prev-step').addEventListener('click', () => run({ command: 'prev' }));
   $('next-step').addEventListener('click', () => run({ command: 'next' }));
