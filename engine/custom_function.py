@@ -33,6 +33,7 @@ class FunctionNode(Node):
     """`BackwardCFunction`: a custom Function's node and its ctx."""
 
     name = "CustomFunctionBackward"
+    materializes_own_grads = True
     __slots__ = ("function", "backward_fn", "arguments", "attributes", "to_save",
                  "input_needs_grad", "materialize_grads", "non_differentiable", "dirty",
                  "backward_lines")
@@ -78,7 +79,7 @@ class FunctionNode(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         inputs: list[Tensor] = []
         for g, meta in zip(grads, self.input_metadata, strict=False):
-            if g is None and self.materialize_grads:
+            if g is None and self.materialize_grads and meta.dtype is not None:
                 g = Tensor(np.zeros(meta.shape, dtype=meta.dtype.numpy), self.ctx)
             inputs.append(g)  # type: ignore[arg-type]
         returned = self.backward_fn(self, inputs)
@@ -118,8 +119,9 @@ def apply(ctx_run: Any, function: str, args: list[Any], forward: Forward,
     wrapped: list[Any] = []
     metadata: list[InputMetadata] = []
     for i, out in enumerate(outputs):
-        if not isinstance(out, Tensor):
+        if not isinstance(out, Tensor):     # backward still gets a gradient for it: None
             wrapped.append(out)
+            metadata.append(InputMetadata((), None))
             continue
         non_differentiable = any(out is n for n in node.non_differentiable)
         if any(out is d for d in node.dirty):       # changed in place: the same tensor,

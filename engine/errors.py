@@ -34,6 +34,8 @@ REQUIRES_GRAD_NON_LEAF = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = "
     "var.detach()."
 )
+# `y.requires_grad = True` on a non-leaf (requires_grad_leaf_error(true)): no advice
+REQUIRES_GRAD_NON_LEAF_TRUE = "you can only change requires_grad flags of leaf variables."
 INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
                            "InferenceMode is not allowed.")
 INFERENCE_SAVED = (

@@ -118,9 +118,12 @@ class GraphTask:
 
     def init_to_execute(self, inputs: list[Edge]) -> None:
         """Mark the inputs (needed for `backward(inputs=)`, captured for `grad`), then
-        every node from which a marked one can be reached, with an iterative DFS."""
-        root_info = self.exec_info.setdefault(self.root, ExecInfo())
-        root_info.needed = True
+        every node from which a marked one can be reached, with an iterative DFS.
+
+        The root is needed only by that rule too (PyTorch 2.13): `grad(x, x)` of a leaf,
+        or `grad(y, z, allow_unused=True)` with z unreachable, pops the root, runs its
+        tensor hooks and captures, but never applies it (no `.grad` write, no node hook)."""
+        self.exec_info.setdefault(self.root, ExecInfo())
         for i, edge in enumerate(inputs):
             info = self.exec_info.setdefault(edge.function, ExecInfo())
             if self.accumulate_grad:
@@ -199,12 +202,13 @@ class GraphTask:
             for input_nr, index in info.captures:
                 self.captured[index] = grads[input_nr]
         try:
-            grads = call_pre_hooks(node, call_tensor_pre_hooks(node, grads, hooks), hooks)
-        except TorchError as error:       # before the node ran: not one of its steps
+            grads = call_tensor_pre_hooks(node, grads, hooks)
+        except TorchError as error:       # before the node's pre-hooks: not one of its steps
             return NodePopped(node.id, name, node.sequence_nr, leaf, first,
                               queue=self._queue(), error=error, hooks=hooks, ran=False)
-        try:
-            outputs = self.call_function(node, grads, hooks)
+        try:       # a node pre-hook that raises comes after the pop was seen (the step
+            outputs = self.call_function(      # keeps it, as a recorder's own pre-hook does)
+                node, call_pre_hooks(node, grads, hooks), hooks)
         except TorchError as error:
             return NodePopped(node.id, name, node.sequence_nr, leaf, first,
                               queue=self._queue(), grad_before=before, error=error,
@@ -279,8 +283,9 @@ class GraphTask:
 
 
 def _materialize(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
-    """A node with several inputs gets zeros where no gradient arrived."""
-    if len(grads) <= 1 or all(g is not None for g in grads):
+    """A node with several inputs gets zeros where no gradient arrived. A custom
+    Function's node does its own (`ctx.set_materialize_grads(False)` keeps the Nones)."""
+    if len(grads) <= 1 or all(g is not None for g in grads) or node.materializes_own_grads:
         return grads
     out: list[Tensor | None] = []
     for g, meta in zip(grads, node.input_metadata, strict=False):

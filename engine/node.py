@@ -148,6 +148,8 @@ class Node:
     name: ClassVar[str] = "Node"
     # The `_saved_*` attributes this node type has (a None one was not needed).
     saved_names: ClassVar[tuple[str, ...]] = ()
+    # True for a custom Function's node, whose `apply` fills in missing gradients itself.
+    materializes_own_grads: ClassVar[bool] = False
     __slots__ = ("ctx", "id", "sequence_nr", "next_edges", "saved", "input_metadata",
                  "pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks",
                  "bound_to", "line", "scope", "unpacked", "__weakref__")

@@ -23,6 +23,13 @@ def _fma(a: np.ndarray, alpha: float, b: np.ndarray) -> np.ndarray:
     return (a.astype(np.float64) + scale * b.astype(np.float64)).astype(dt)
 
 
+def _fma_product(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`x * y + c` rounded once to c's dtype: addcmul's `self + value * t1 * t2` is one
+    fused multiply-add of the rounded `value * t1` with t2 (checked against torch)."""
+    wide = x.astype(np.float64) * y.astype(np.float64) + c.astype(np.float64)
+    return wide.astype(c.dtype)
+
+
 def _write(param: Tensor, values: np.ndarray) -> None:
     param.data[...] = values
     param.bump_version()
@@ -88,7 +95,7 @@ def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: f
     dt = grad.dtype.type
     state.exp_avg = _lerp(state.exp_avg, grad, 1 - beta1)
     scaled = state.exp_avg_sq * dt(beta2)
-    state.exp_avg_sq = _fma(scaled, 1 - beta2, grad * grad)
+    state.exp_avg_sq = _fma_product(grad * dt(1 - beta2), grad, scaled)
     step = state.step
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
@@ -99,7 +106,8 @@ def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: f
         state.max_exp_avg_sq = np.maximum(state.max_exp_avg_sq, state.exp_avg_sq)
         second = state.max_exp_avg_sq
     denom = np.sqrt(second) / dt(bias_correction2_sqrt) + dt(eps)
-    _write(param, _fma(param.data, -step_size, state.exp_avg / denom))
+    # addcdiv_'s `self + value * t1 / t2`: (value * t1) / t2, then the sum (checked on torch)
+    _write(param, param.data + (state.exp_avg * dt(-step_size)) / denom)
 
 
 def zero_grad(params: list[Tensor], set_to_none: bool) -> None:

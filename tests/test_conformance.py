@@ -74,6 +74,7 @@ def test_corpora_are_the_published_ones() -> None:
     assert counts == {"cases": 65, "rules": 50, "network": 40, "modules": 24}
     assert sum(c["id"].startswith("lab-") for c in CASES) >= 500     # the lab's own
     assert sum(c["corpus"] == "tutorials_extra" for c in CASES) >= 280  # tutorial code
+    assert sum(c["corpus"] == "autograd_round3" for c in CASES) >= 215  # autograd's corners
     assert len({c["id"] for c in CASES}) == len(CASES)
     if SHARED_CHECK.exists():       # the copies are current
         shared = SHARED_CHECK.parent

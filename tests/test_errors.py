@@ -165,6 +165,7 @@ PINNED = {
     "EMPTY_INPUTS": "program", "NO_GRADIENTS": "program", "INT64_OVERFLOW": "program",
     "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program", "item_of_many": "program",
     "INFERENCE_REQUIRES_GRAD": "program", "LEAF_MARKED_DIRTY": "program",
+    "REQUIRES_GRAD_NON_LEAF_TRUE": "program",
     "ONCE_DIFFERENTIABLE": "program",
     "EMPTY_GRAD_INPUTS": "program", "INPUT_NO_GRAD": "program", "LEAF_VIEW_INPLACE": "program",
     "MATERIALIZE_ALLOW_UNUSED": "program", "POST_ACCUMULATE_NON_LEAF": "program",
@@ -204,6 +205,10 @@ CASES = [
          errors.INFERENCE_INPLACE, "RuntimeError"),
     case("INFERENCE_REQUIRES_GRAD", "with torch.inference_mode():\n    t = torch.ones(2)\n"
          "t.requires_grad_()", errors.INFERENCE_REQUIRES_GRAD, "RuntimeError"),
+    case("REQUIRES_GRAD_NON_LEAF_TRUE", A + "y = a * 2; y.requires_grad = True",
+         errors.REQUIRES_GRAD_NON_LEAF_TRUE, "RuntimeError"),
+    case("REQUIRES_GRAD_NON_LEAF_TRUE", V + "y = a[0]; y.requires_grad_(); y.requires_grad = True",
+         errors.REQUIRES_GRAD_NON_LEAF_TRUE, "RuntimeError"),
     case("LEAF_MARKED_DIRTY", function("Dirty", "x", "x.add_(1); ctx.mark_dirty(x); return x",
                                        "return g") + V + "Dirty.apply(a)",
          errors.LEAF_MARKED_DIRTY, "RuntimeError"),

@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING, Any
 from app.language.size import Size
 from app.language.values import (
     Builtin,
+    ClassBuiltin,
     Namespace,
     PyType,
     ReturnTypes,
     Value,
+    py_repr,
     py_str,
     type_name,
 )
 from engine import op_errors
+from engine.dtypes import DType
 from engine.errors import TorchError
 from engine.tensor import Tensor
 
@@ -40,6 +43,58 @@ def _plain(kwargs: Kwargs) -> Kwargs:
 def _no_keywords(name: str, kwargs: Kwargs) -> None:
     if _plain(kwargs):
         raise TorchError("TypeError", f"{name}() takes no keyword arguments")
+
+
+def _one(name: str, args: Args, kwargs: Kwargs) -> Value:
+    """The one argument of abs, any and all, which CPython takes as `METH_O`: its errors."""
+    _no_keywords(name, kwargs)
+    if len(args) != 1:
+        raise TorchError("TypeError", f"{name}() takes exactly one argument ({len(args)} given)")
+    return args[0]
+
+
+def _expected(name: str, args: Args, kwargs: Kwargs, count: int, keywords: bool = False
+              ) -> None:
+    """sorted, reversed, filter, divmod and staticmethod count their own positional
+    arguments in CPython (and, but sorted, take no keywords): their errors."""
+    if not keywords:
+        _no_keywords(name, kwargs)
+    if len(args) != count:
+        raise TorchError("TypeError", f"{name} expected {count} argument"
+                         f"{'s' if count > 1 else ''}, got {len(args)}")
+
+
+def _parameters(name: str, args: Args, kwargs: Kwargs, names: tuple[str, ...], required: int,
+                keyword_only: tuple[str, ...] = (), positional_only: int = 0) -> list[Value]:
+    """The parameters of a builtin that CPython parses with Argument Clinic (sum, round,
+    pow, math.isclose): `names` by position or keyword (the first `positional_only` by
+    position only), the first `required` of them needed, then `keyword_only`; absent ones
+    are None. The TypeErrors are _PyArg_UnpackKeywords' (Python 3.11), in its order."""
+    kwargs = _plain(kwargs)
+    most, given = len(names) + len(keyword_only), len(args) + len(kwargs)
+    if given > most:
+        raise TorchError("TypeError", f"{name}() takes at most {most} "
+                         f"{'' if args else 'keyword '}argument{'s' * (most != 1)} "
+                         f"({given} given)")
+    if len(args) > len(names) or len(args) < positional_only:
+        bound = len(names) if len(args) > len(names) else positional_only
+        word = "exactly" if required == len(names) else ("at most" if bound == len(names)
+                                                          else "at least")
+        raise TorchError("TypeError", f"{name}() takes {word} {bound} positional "
+                         f"argument{'s' * (bound != 1)} ({len(args)} given)")
+    for i in range(len(args), required):
+        if names[i] not in kwargs:
+            raise TorchError("TypeError",
+                             f"{name}() missing required argument '{names[i]}' (pos {i + 1})")
+    for i, param in enumerate(names[positional_only:len(args)], positional_only):
+        if param in kwargs:
+            raise TorchError("TypeError", f"argument for {name}() given by name ('{param}') "
+                             f"and position ({i + 1})")
+    known = names[max(len(args), positional_only):] + keyword_only
+    for key in kwargs:
+        if key not in known:
+            raise TorchError("TypeError", f"'{key}' is an invalid keyword argument for {name}()")
+    return list(args) + [kwargs.get(n) for n in names[len(args):] + keyword_only]
 
 
 def _print(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
@@ -109,8 +164,23 @@ def _zip(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[Value, .
 
 
 def _enumerate(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[int, Value]]:
-    start = as_index(_plain(kwargs).get("start", args[1] if len(args) > 1 else 0))
-    return list(enumerate(interp.iterate(args[0]), start))
+    """enumerate(iterable, start=0), its arguments checked as CPython 3.11's
+    enum_vectorcall checks them: each keyword must be the parameter at its place."""
+    kwargs = _plain(kwargs)
+    given = len(args) + len(kwargs)
+    if given > 2 or not given:
+        raise TorchError("TypeError", f"enumerate() takes at most 2 arguments ({given} given)"
+                         if args else "enumerate() missing required argument 'iterable'")
+    order = ("iterable", "start")
+    if len(kwargs) == 2 and next(iter(kwargs)) == "start":
+        order = ("start", "iterable")               # both by name: either order
+    for i, key in enumerate(kwargs):
+        if key != order[len(args) + i]:
+            raise TorchError("TypeError", f"'{key}' is an invalid keyword argument for "
+                             "enumerate()")
+    values = [*args, *(kwargs[name] for name in ("iterable", "start") if name in kwargs)]
+    start = as_index(values[1]) if given == 2 else 0         # before the iterable, as Python
+    return list(enumerate(interp.iterate(values[0]), start))
 
 
 def _extreme(largest: bool) -> Callable[[Interpreter, Args, Kwargs], Value]:
@@ -144,7 +214,8 @@ def _extreme(largest: bool) -> Callable[[Interpreter, Args, Kwargs], Value]:
 def _sum(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     from app.language.operators import binary
 
-    total = _plain(kwargs).get("start", args[1] if len(args) > 1 else 0)
+    _, start = _parameters("sum", args, kwargs, ("iterable", "start"), 1, positional_only=1)
+    total = 0 if start is None else start
     if isinstance(total, str):
         raise TorchError("TypeError", "sum() can't sum strings [use ''.join(seq) instead]")
     for item in interp.iterate(args[0]):
@@ -155,7 +226,7 @@ def _sum(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 def _abs(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     from engine import functions
 
-    value = args[0]
+    value = _one("abs", args, kwargs)
     if isinstance(value, Tensor):
         return functions.abs(value)
     # An int and a float apart: the compiled build (mypyc) narrows `isinstance(v, (int,
@@ -168,8 +239,7 @@ def _abs(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 
 def _round(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-    value = args[0]
-    digits = _plain(kwargs).get("ndigits", args[1] if len(args) > 1 else None)
+    value, digits = _parameters("round", args, kwargs, ("number", "ndigits"), 1)
     if isinstance(value, Tensor):
         from engine import functions
 
@@ -218,6 +288,16 @@ def _str(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     return py_str(args[0], interp.addresses) if args else ""
 
 
+def _repr(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`repr(x)`: what `print` and `f"{x!r}"` show (a tensor's repr is its str)."""
+    if kwargs:
+        raise TorchError("TypeError", "repr() takes no keyword arguments")
+    if len(args) != 1:
+        raise TorchError("TypeError",
+                         f"repr() takes exactly one argument ({len(args)} given)")
+    return py_repr(args[0], interp.addresses)
+
+
 def _list(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     items = list(interp.iterate(args[0])) if args else []
     interp.check_length(len(items))
@@ -258,20 +338,26 @@ def sorted_values(interp: Interpreter, items: list[Value], key: Value, reverse: 
 
 def _sorted(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     kwargs = _plain(kwargs)
-    return sorted_values(interp, list(interp.iterate(args[0])), kwargs.get("key"),
+    _expected("sorted", args, kwargs, 1, keywords=True)
+    items = list(interp.iterate(args[0]))
+    for key in kwargs:
+        if key not in ("key", "reverse"):       # list.sort's own check, once listed
+            raise TorchError("TypeError", f"'{key}' is an invalid keyword argument for sort()")
+    return sorted_values(interp, items, kwargs.get("key"),
                          bool(kwargs.get("reverse", False)))
 
 
 def _reversed(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    _expected("reversed", args, kwargs, 1)
     return list(reversed(list(interp.iterate(args[0]))))
 
 
 def _any(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
-    return any(interp.truth(x) for x in interp.iterate(args[0]))
+    return any(interp.truth(x) for x in interp.iterate(_one("any", args, kwargs)))
 
 
 def _all(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
-    return all(interp.truth(x) for x in interp.iterate(args[0]))
+    return all(interp.truth(x) for x in interp.iterate(_one("all", args, kwargs)))
 
 
 def _map(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -280,6 +366,7 @@ def _map(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 
 def _filter(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    _expected("filter", args, kwargs, 2)
     f = args[0]
     return [x for x in interp.iterate(args[1])
             if interp.truth(x if f is None else interp.call(f, [x], {}))]
@@ -290,12 +377,25 @@ def _isinstance(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
         raise TorchError("TypeError", f"isinstance expected 2 arguments, got {len(args)}")
     value, kinds = args
     for kind in kinds if isinstance(kinds, tuple) else (kinds,):
-        if not isinstance(kind, PyType):
+        check = _instance_check(kind)
+        if check is None:
             raise TorchError("TypeError", "isinstance() arg 2 must be a type, a tuple of types, "
                              "or a union")
-        if kind.check(value):
+        if check(value):
             return True
     return False
+
+
+def _instance_check(kind: Value) -> Callable[[Value], bool] | None:
+    """What isinstance() tests for a class: Python's and torch's types, the layers and
+    optimizers (classes in PyTorch, functions here) and the program's `nn.Module` classes."""
+    from app.language.nn_api import ModuleClass, UserModule
+
+    if isinstance(kind, (PyType, ClassBuiltin)):
+        return kind.check
+    if isinstance(kind, ModuleClass):
+        return lambda v: isinstance(v, UserModule) and v.cls is kind
+    return None
 
 
 def _type(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -307,13 +407,41 @@ def _type(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 def _pow(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     from app.language.operators import binary
 
-    return binary(interp, "**", args[0], args[1])
+    base, exp, mod = _parameters("pow", args, kwargs, ("base", "exp", "mod"), 2)
+    if mod is None:
+        return binary(interp, "**", base, exp)
+    # Three-argument pow: only Python's ints take it (a tensor's __pow__ takes no modulus).
+    operands = (base, exp, mod)
+    if all(isinstance(v, int) for v in operands):
+        try:
+            return pow(base, exp, mod)  # type: ignore[misc]
+        except ValueError as e:
+            raise TorchError("ValueError", str(e)) from None
+    if all(_is_number(v) for v in operands):
+        raise TorchError("TypeError",
+                         "pow() 3rd argument not allowed unless all arguments are integers")
+    raise TorchError("TypeError", "unsupported operand type(s) for ** or pow(): "
+                     + ", ".join(f"'{type_name(v)}'" for v in operands))
+
+
+def _is_number(value: Value) -> bool:
+    """A Python int or float (bools too). A function, so that the compiled build (mypyc)
+    does not narrow its caller's value to a float, as `isinstance(v, (int, float))`
+    would, and divmod(7, 2) would be (3.0, 1.0)."""
+    return isinstance(value, (int, float))
 
 
 def _divmod(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-    from app.language.operators import binary
-
-    return (binary(interp, "//", args[0], args[1]), binary(interp, "%", args[0], args[1]))
+    """Python's divmod of two numbers; a tensor has no __divmod__, so divmod refuses it."""
+    _expected("divmod", args, kwargs, 2)
+    a, b = args
+    if _is_number(a) and _is_number(b):     # not narrowed: see _is_number
+        try:
+            return divmod(a, b)
+        except ZeroDivisionError as e:
+            raise TorchError("ZeroDivisionError", str(e)) from None
+    raise TorchError("TypeError", "unsupported operand type(s) for divmod(): "
+                     f"'{type_name(a)}' and '{type_name(b)}'")
 
 
 def _super(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -323,6 +451,7 @@ def _super(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 
 def _staticmethod(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    _expected("staticmethod", args, kwargs, 1)
     return args[0]
 
 
@@ -348,14 +477,28 @@ NONE_TYPE = PyType("NoneType", lambda v: v is None, None)
 
 def type_of(value: Value) -> Value:
     """`type(x)`: the lab's type object for x, comparable with `is` and `==`."""
+    from app.language.nn_api import NN_MEMBERS, Module, Optimizer, module_class, optimizer_class
+    from app.language.torch_api import TENSOR_TYPE, TORCH_MEMBERS
+
+    if isinstance(value, Size):                 # before tuple, whose subclass it is
+        return TORCH_MEMBERS["Size"]
     for kind in (BOOL, INT, FLOAT, STR, LIST, TUPLE, DICT, NONE_TYPE):
         if kind.check(value) and (kind is not INT or not isinstance(value, bool)):
             return kind
-    from app.language.torch_api import TENSOR_TYPE
-
     if isinstance(value, Tensor):
-        return TENSOR_TYPE
+        return NN_MEMBERS["Parameter"] if value.is_parameter else TENSOR_TYPE
+    if isinstance(value, Module):
+        return module_class(value)
+    if isinstance(value, Optimizer):
+        return optimizer_class(value)
+    if isinstance(value, DType):
+        return DTYPE_TYPE
+    if isinstance(value, ReturnTypes):
+        return PyType(f"torch.return_types.{value.kind}", lambda v: False, None)
     return PyType(type_name(value), lambda v: False, None)
+
+
+DTYPE_TYPE = PyType("torch.dtype", lambda v: isinstance(v, DType), None)
 
 
 def _b(name: str, impl: Callable[[Interpreter, Args, Kwargs], Value]) -> Builtin:
@@ -372,6 +515,7 @@ BUILTINS: dict[str, Value] = {
     "any": _b("any", _any), "all": _b("all", _all), "map": _b("map", _map),
     "filter": _b("filter", _filter), "pow": _b("pow", _pow), "divmod": _b("divmod", _divmod),
     "super": _b("super", _super), "staticmethod": _b("staticmethod", _staticmethod),
+    "repr": _b("repr", _repr),
     "int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "list": LIST, "tuple": TUPLE,
     "dict": DICT, "True": True, "False": False, "None": None,
 }
@@ -411,10 +555,11 @@ def _math(name: str, arity: int | tuple[int, int] = 1, limit: int | None = None)
 
 
 def _isclose(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
-    kwargs = _plain(kwargs)
-    a, b = _real(args[0]), _real(args[1])
-    return math.isclose(a, b, rel_tol=float(kwargs.get("rel_tol", 1e-9)),
-                        abs_tol=float(kwargs.get("abs_tol", 0.0)))
+    a, b, rel_tol, abs_tol = _parameters("isclose", args, kwargs, ("a", "b"), 2,
+                                         ("rel_tol", "abs_tol"))
+    return math.isclose(_real(a), _real(b),
+                        rel_tol=1e-9 if rel_tol is None else float(_real(rel_tol)),
+                        abs_tol=0.0 if abs_tol is None else float(_real(abs_tol)))
 
 
 MATH = Namespace("math", {

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.language.tensor_api import tensor_arg
+from app.language.tensor_api import softmax_input, tensor_arg
 from app.language.torch_api import Impl, function
 from app.language.values import Namespace, Value
 from engine import functions
 from engine.errors import TorchError
-from engine.functions import classification, loss
+from engine.functions import classification, dims, loss
 from engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -36,7 +36,12 @@ def _reduction(a: Kwargs) -> str:
 
 @_f("relu", "input, inplace=False")
 def _relu(interp: Interpreter, a: Kwargs) -> Tensor:
-    return functions.relu(tensor_arg(a["input"], "input", "relu"))
+    x = tensor_arg(a["input"], "input", "relu")
+    if a["inplace"]:                          # torch.relu_(input)
+        from engine.functions import inplace
+
+        return inplace.inplace(x, functions.relu)
+    return functions.relu(x)
 
 
 @_f("sigmoid", "input")
@@ -85,14 +90,14 @@ def _implicit_dim(t: Tensor) -> int:
 def _softmax(interp: Interpreter, a: Kwargs) -> Tensor:
     t = tensor_arg(a["input"], "input", "softmax")
     dim = a["dim"] if a["dim"] is not None else _implicit_dim(t)
-    return functions.softmax(t, dim)
+    return functions.softmax(softmax_input(t, a["dtype"]), dim)
 
 
 @_f("log_softmax", "input, dim=None, _stacklevel=3, dtype=None")
 def _log_softmax(interp: Interpreter, a: Kwargs) -> Tensor:
     t = tensor_arg(a["input"], "input", "log_softmax")
     dim = a["dim"] if a["dim"] is not None else _implicit_dim(t)
-    return functions.log_softmax(t, dim)
+    return functions.log_softmax(softmax_input(t, a["dtype"]), dim)
 
 
 _LOSS = "input, target, size_average=None, reduce=None, reduction='mean'"
@@ -107,7 +112,14 @@ def _mse_loss(interp: Interpreter, a: Kwargs) -> Tensor:
             f"Using a target size ({_size(y)}) that is different to the input size "
             f"({_size(x)}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.")
-    return loss.mse_loss(x, y, _reduction(a))
+    return mse_loss(x, y, _reduction(a))
+
+
+def mse_loss(x: Tensor, y: Tensor, reduction: str) -> Tensor:
+    """F.mse_loss broadcasts its operands first (torch.broadcast_tensors: an
+    ExpandBackward0 for an operand of another shape), then takes the loss."""
+    x, y = dims.broadcast_pair(x, y)
+    return loss.mse_loss(x, y, reduction)
 
 
 def _size(t: Tensor) -> str:
@@ -140,11 +152,9 @@ _CLASS_LOSS = ("input, target, weight=None, size_average=None, ignore_index=-100
 
 @_f("cross_entropy", _CLASS_LOSS + ", label_smoothing=0.0")
 def _cross_entropy(interp: Interpreter, a: Kwargs) -> Tensor:
-    if a["label_smoothing"]:
-        raise TorchError("UnsupportedError", "the lab's cross_entropy has no label smoothing")
     return classification.cross_entropy(tensor_arg(a["input"], "input", "cross_entropy"),
                               tensor_arg(a["target"], "target", "cross_entropy"), a["weight"],
-                              a["ignore_index"], _reduction(a))
+                              a["ignore_index"], _reduction(a), float(a["label_smoothing"]))
 
 
 @_f("nll_loss", _CLASS_LOSS)

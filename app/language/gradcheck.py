@@ -120,6 +120,9 @@ def _shown(jacobian: np.ndarray, like: Tensor) -> str:
 def gradcheck(interp: Interpreter, fn: Value, inputs: Value, second: bool,
               options: dict[str, Any]) -> bool:
     items = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in items):
+        raise TorchError("ValueError", "gradcheck expects at least one input tensor to "
+                         "require gradient, but none of them have requires_grad=True.")
     if second:
         fn, items = _first_derivatives(interp, fn, items)
     eps = float(options.get("eps", 1e-6))

@@ -18,10 +18,12 @@ import numpy as np
 
 from app.language.args import Signature
 from app.language.events import OptimizerStepped, ParamUpdate
-from app.language.functional_api import F, dropout, linear
+from app.language.functional_api import F, dropout, linear, mse_loss
+from app.language.tensor_api import dtype_arg
 from app.language.values import (
     BoundMethod,
     Builtin,
+    ClassBuiltin,
     Namespace,
     PyType,
     UserFunction,
@@ -29,7 +31,8 @@ from app.language.values import (
     py_repr,
     type_name,
 )
-from engine import functions, init, op_errors, optim
+from engine import dtypes, functions, init, op_errors, optim
+from engine.dtypes import DType
 from engine.errors import TorchError
 from engine.functions import classification, loss
 from engine.tensor import Tensor
@@ -286,16 +289,19 @@ class ModuleClass:
 
 class Linear(Module):
     def __init__(self, interp: Interpreter, in_features: int, out_features: int,
-                 bias: bool = True) -> None:
+                 bias: bool = True, dtype: DType | None = None) -> None:
         super().__init__("Linear")
         self.in_features, self.out_features = in_features, out_features
         # readable as PyTorch's (fine-tuning reads `model.fc.in_features`)
         self.attributes.update(in_features=in_features, out_features=out_features)
         weight, b = init.linear_parameters(interp.ctx.generator, in_features, out_features,
-                                           bias)
+                                           bias, (dtype or dtypes.DEFAULT_FLOAT).numpy)
         self.parameters["weight"] = make_parameter(interp, Tensor(weight, interp.ctx))
         self.parameters["bias"] = (make_parameter(interp, Tensor(b, interp.ctx))
                                    if b is not None else None)
+        for param in self.parameters.values():   # reset_parameters fills them in place
+            if param is not None:
+                param.bump_version()
 
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         x = _input(self, args, kwargs)
@@ -441,6 +447,20 @@ def _activation(kind: str, fn: Callable[[Tensor], Tensor], spec: str = "inplace=
     return _layer(kind, spec, lambda interp, a: Elementwise(kind, fn), python=True)
 
 
+def _relu_in_place(x: Tensor) -> Tensor:
+    from engine.functions import inplace
+
+    return inplace.inplace(x, functions.relu)
+
+
+def _relu_layer(interp: Interpreter, a: dict[str, Value]) -> Module:
+    """nn.ReLU(inplace=True) applies relu_ to its input (its version moves on, a leaf
+    that requires grad refuses it), as F.relu(x, inplace=True) does."""
+    if a["inplace"]:
+        return Elementwise("ReLU", _relu_in_place, "inplace=True")
+    return Elementwise("ReLU", functions.relu)
+
+
 def _loss(kind: str, fn: Callable[..., Tensor], spec: str = "",
           options: tuple[str, ...] = (), full: str = "") -> Builtin:
     """`full`: the parameters in PyTorch's order where they are not _Loss's and `spec`."""
@@ -504,7 +524,7 @@ def _configured(kind: str, spec: str, apply: Callable[[dict[str, Value], Tensor]
 
 
 NN_MEMBERS: dict[str, Value] = {
-    "Module": PyType("torch.nn.Module", lambda v: isinstance(v, Module), None),
+    "Module": PyType("torch.nn.modules.module.Module", lambda v: isinstance(v, Module), None),
     "Parameter": PyType("torch.nn.parameter.Parameter",
                         lambda v: isinstance(v, Tensor) and v.is_parameter, _parameter),
     "Linear": _layer("Linear", "in_features, out_features, bias=True, device=None, dtype=None",
@@ -512,18 +532,17 @@ NN_MEMBERS: dict[str, Value] = {
                                                                       "in_features"),
                                               _check_features(a["out_features"],
                                                               "out_features"),
-                                              bool(a["bias"]))),
+                                              bool(a["bias"]), dtype_arg(a["dtype"]))),
     "Sequential": Builtin("torch.nn.Sequential",
                           lambda interp, args, kwargs: Sequential(list(args))),
     "ModuleList": Builtin("torch.nn.ModuleList", lambda interp, args, kwargs: ModuleList(
         list(interp.iterate(args[0])) if args else [])),
-    "ReLU": _activation("ReLU", functions.relu),
+    "ReLU": _layer("ReLU", "inplace=False", _relu_layer),
     "Tanh": _activation("Tanh", functions.tanh, ""),
     "Sigmoid": _activation("Sigmoid", functions.sigmoid, ""),
     "SiLU": _activation("SiLU", functions.silu),
     "GELU": _configured("GELU", "approximate='none'", _gelu,
-                        lambda a: f"approximate='{a['approximate']}'"
-                        if a["approximate"] != "none" else ""),
+                        lambda a: f"approximate='{a['approximate']}'"),
     "LeakyReLU": _configured("LeakyReLU", "negative_slope=0.01, inplace=False", _leaky_relu,
                              lambda a: f"negative_slope={a['negative_slope']}"),
     "Softplus": _configured("Softplus", "beta=1.0, threshold=20.0", _softplus,
@@ -537,11 +556,11 @@ NN_MEMBERS: dict[str, Value] = {
     "Flatten": _configured("Flatten", "start_dim=1, end_dim=-1", _flatten,
                            lambda a: f"start_dim={a['start_dim']}, end_dim={a['end_dim']}"),
     "Dropout": _layer("Dropout", "p=0.5, inplace=False", lambda interp, a: _Dropout(a["p"])),
-    "MSELoss": _loss("MSELoss", loss.mse_loss),
+    "MSELoss": _loss("MSELoss", mse_loss),
     "L1Loss": _loss("L1Loss", loss.l1_loss),
     "SmoothL1Loss": _loss("SmoothL1Loss", loss.smooth_l1_loss, "beta=1.0", ("beta",)),
     "CrossEntropyLoss": _loss("CrossEntropyLoss", classification.cross_entropy, "",
-                              ("weight", "ignore_index"),
+                              ("weight", "ignore_index", "label_smoothing"),
                               "weight=None, size_average=None, ignore_index=-100, reduce=None, "
                               "reduction='mean', label_smoothing=0.0"),
     "NLLLoss": _loss("NLLLoss", classification.nll_loss, "", ("weight", "ignore_index"),
@@ -582,6 +601,30 @@ def _named_parameters(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 def _children(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     return _Parameters(args[0].children_list(), "children")
+
+
+def _named_modules_of(module: Module) -> list[tuple[str, Module]]:
+    """`named_modules()`: the module, then its submodules depth first, each once."""
+    out: list[tuple[str, Module]] = []
+    seen: set[int] = set()
+    stack: list[tuple[str, Module]] = [("", module)]
+    while stack:
+        name, m = stack.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        out.append((name, m))
+        stack.extend(reversed([(f"{name}.{k}" if name else k, sub)
+                               for k, sub in m.modules.items()]))
+    return out
+
+
+def _modules(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return _Parameters([m for _, m in _named_modules_of(args[0])], "modules")
+
+
+def _named_modules(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    return _Parameters(list(_named_modules_of(args[0])), "named_modules")
 
 
 def _zero_grad(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
@@ -633,7 +676,8 @@ def _itself(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 MODULE_METHODS: dict[str, Builtin] = {n: Builtin(f"Module.{n}", f) for n, f in {
     "parameters": _parameters_method, "named_parameters": _named_parameters,
-    "children": _children, "zero_grad": _zero_grad, "train": _train, "eval": _eval,
+    "children": _children, "modules": _modules, "named_modules": _named_modules,
+    "zero_grad": _zero_grad, "train": _train, "eval": _eval,
     "register_full_backward_hook": _register_full_backward_hook, "forward": _module_forward,
     "requires_grad_": _requires_grad_, "cpu": _itself, "to": _itself,
 }.items()}
@@ -658,7 +702,9 @@ class Optimizer:
         groups = items if isinstance(items[0], dict) else [{"params": items}]
         self.param_groups: list[dict[str, Value]] = []
         for group in groups:
-            full: dict[str, Value] = {"params": list(interp.iterate(group["params"]))}
+            given = group["params"]         # a group may hold one tensor (PyTorch lists it)
+            full: dict[str, Value] = {"params": [given] if isinstance(given, Tensor)
+                                      else list(interp.iterate(given))}
             for key, value in defaults.items():
                 full[key] = group.get(key, value)
             for p in full["params"]:
@@ -785,7 +831,11 @@ def _optimizer(kind: str, spec: str, check: Callable[[dict[str, Value]], None]) 
         check(bound)
         return Optimizer(interp, kind, params, bound)
 
-    return Builtin(f"torch.optim.{kind}", call)
+    def is_instance(value: Value) -> bool:
+        return isinstance(value, Optimizer) and value.kind == kind
+
+    return ClassBuiltin(f"torch.optim.{kind}", call, f"torch.optim.{kind.lower()}.{kind}",
+                        is_instance)
 
 
 def _check_sgd(a: dict[str, Value]) -> None:
@@ -857,5 +907,36 @@ def _init_functions() -> Namespace:
     return Namespace("torch.nn.init", MEMBERS)
 
 
+
+
+def _as_classes(members: dict[str, Value]) -> None:
+    """The layers' constructors as the classes they are in PyTorch (`print(nn.Linear)`,
+    `isinstance(m, nn.Linear)`, `type(m) is nn.Linear`)."""
+    for name, value in list(members.items()):
+        if name[:1].isupper() and type(value) is Builtin:
+            members[name] = ClassBuiltin(value.name, value.impl, _typename(value),
+                                         _layer_check(name))
+
+
+def _layer_check(kind: str) -> Callable[[Value], bool]:
+    def check(value: Value) -> bool:
+        return isinstance(value, Module) and not isinstance(value, UserModule) and \
+            value.kind == kind
+
+    return check
+
+
+def module_class(module: Module) -> Value:
+    """`type(module)`: the program's class, or the layer's."""
+    if isinstance(module, UserModule):
+        return module.cls
+    return NN_MEMBERS.get(module.kind) or PyType(module.kind, lambda v: False, None)
+
+
+def optimizer_class(optimizer: Optimizer) -> Value:
+    return OPTIM.members[optimizer.kind]
+
+
+_as_classes(NN_MEMBERS)
 NN_MEMBERS["init"] = _init_functions()
 NN = Namespace("torch.nn", NN_MEMBERS)

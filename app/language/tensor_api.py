@@ -116,6 +116,9 @@ def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
     elif name == "requires_grad":
         if not isinstance(value, bool):
             raise TorchError("TypeError", "requires_grad must be a bool")
+        if value and not t.is_leaf:     # the setter refuses a non-leaf even True, which
+            raise TorchError("RuntimeError",  # requires_grad_() lets pass
+                             torch_errors.REQUIRES_GRAD_NON_LEAF_TRUE)
         set_requires_grad(t, value, "only Tensors of floating point and complex dtype can "
                           "require gradients")
         interp.requires_grad_changed()
@@ -645,14 +648,20 @@ def _outer(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.outer(t, tensor_arg(a["vec2"], "vec2", "outer"))
 
 
+def softmax_input(t: Tensor, dtype: Value) -> Tensor:
+    """softmax's `dtype=`: ATen casts the input first (a ToCopyBackward0 when it differs)."""
+    target = dtype_arg(dtype)
+    return t if target is None else functions.to_dtype(t, target)
+
+
 @method("softmax", "dim, dtype=None")
 def _softmax(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.softmax(t, a["dim"])
+    return functions.softmax(softmax_input(t, a["dtype"]), a["dim"])
 
 
 @method("log_softmax", "dim, dtype=None")
 def _log_softmax(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    return functions.log_softmax(t, a["dim"])
+    return functions.log_softmax(softmax_input(t, a["dtype"]), a["dim"])
 
 
 def _conversion(name: str, dtype: DType | None) -> None:

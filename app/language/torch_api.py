@@ -323,9 +323,10 @@ def _randint(interp: Interpreter, a: Kwargs) -> Tensor:
                              dtype_arg(a["dtype"]))
 
 
-@function("randperm", "n, *, generator=None, dtype=None, device=None")
+@function("randperm", "n, *, generator=None, dtype=None, device=None, requires_grad=False")
 def _randperm(interp: Interpreter, a: Kwargs) -> Tensor:
-    return factories.randperm(interp.ctx, a["n"])
+    return factories.randperm(interp.ctx, a["n"], dtype_arg(a["dtype"]),
+                              bool(a["requires_grad"]))
 
 
 @function("manual_seed", "seed")

@@ -48,6 +48,20 @@ class Builtin:
         self.impl = impl
 
 
+class ClassBuiltin(Builtin):
+    """A class of PyTorch's that the lab makes with a function (`nn.Linear`,
+    `torch.optim.SGD`): it prints as the class (`<class 'torch.nn.modules.linear.Linear'>`),
+    `type()` of an instance gives it, and isinstance() takes it."""
+
+    __slots__ = ("qualname", "check")
+
+    def __init__(self, name: str, impl: Impl, qualname: str,
+                 check: Callable[[Value], bool]) -> None:
+        super().__init__(name, impl)
+        self.qualname = qualname
+        self.check = check
+
+
 class BoundMethod:
     """`x.tanh` before it is called: the receiver and the method."""
 
@@ -217,6 +231,8 @@ def other_repr(value: Value, addresses: Addresses) -> str:
         return f"<function <lambda> at {at}>"
     if isinstance(value, FunctionClass):
         return f"<class '__main__.{value.name}'>"
+    if isinstance(value, ClassBuiltin):
+        return f"<class '{value.qualname}'>"
     if isinstance(value, Builtin):
         return f"<built-in function {value.name.rsplit('.', 1)[-1]}>"
     if isinstance(value, BoundMethod):

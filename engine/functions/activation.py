@@ -44,10 +44,17 @@ class SoftmaxBackward0(Node):
         return [softmax_backward_data(grad, self.saved_value("result"), self.saved_value("dim"))]
 
 
-def _along(self: Tensor, dim: int | None) -> int:
+def _along(self: Tensor, dim: int | None, kernel: str = "softmax") -> int:
+    """The dimension, checked; ATen's CPU kernels take floating inputs only (their
+    `_lastdim_` variant along the last dimension names itself in the error)."""
     if dim is None:
         raise errors.TorchError("TypeError", op_errors.SOFTMAX_NEEDS_DIM)
-    return normalize_dim(dim, self.ndim) if self.ndim else 0
+    d = normalize_dim(dim, self.ndim) if self.ndim else 0
+    if not self.is_floating_point:
+        variant = "lastdim_" if self.ndim == 0 or d == self.ndim - 1 else ""
+        raise errors.TorchError("NotImplementedError", f'"{kernel}_{variant}kernel_impl" not '
+                                f"implemented for '{op_errors.legacy_name(self.dtype)}'")
+    return d
 
 
 def softmax(self: Tensor, dim: int | None = None) -> Tensor:
@@ -80,7 +87,7 @@ class LogSoftmaxBackward0(Node):
 
 
 def log_softmax(self: Tensor, dim: int | None = None) -> Tensor:
-    d = _along(self, dim)
+    d = _along(self, dim, "log_softmax")
     dtype = float_dtype(self)
     x = values_as(self, dtype)
     if x.ndim == 0:

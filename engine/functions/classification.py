@@ -6,9 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes, errors, op_errors
-from engine.functions._record import record, recorded, zeros_like
+from engine.functions._record import broadcast_shapes, record, recorded, zeros_like
 from engine.functions.activation import log_softmax
-from engine.functions.arithmetic import add_scalar, div_scalar, mul, neg, sub
+from engine.functions.arithmetic import (
+    add,
+    add_scalar,
+    div,
+    div_scalar,
+    mul,
+    mul_scalar,
+    neg,
+    sub,
+)
 from engine.functions.log_sigmoid import log_sigmoid
 from engine.functions.loss import _check_reduction, _reduce, _scale
 from engine.functions.pointwise import sigmoid
@@ -22,6 +31,10 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
                       total_weight: Tensor) -> Tensor:
     """The nll_loss_backward kernel: at each sample's target class the input gets -grad
     times the class weight (divided by the total weight for `mean`); elsewhere 0."""
+    if self.ndim == 1 and target.ndim == 1:     # a 1-D input's target of size 1: the
+        raise errors.TorchError("RuntimeError",  # forward takes it, the kernel does not
+                                f"size mismatch (got input: {list(self.shape)}, target: "
+                                f"{list(target.shape)})")
     dt = self.data.dtype
     values = np.zeros(self.shape, dtype=dt)
     out = values.reshape(1, -1) if self.ndim == 1 else values
@@ -73,17 +86,22 @@ class NllLossBackward0(Node):
 
 
 def _class_targets(input: Tensor, target: Tensor) -> None:
+    """nll_loss's checks in ATen's order: the batch sizes (a 0-d target counts as 0),
+    one class per sample, the target's dtype, then a 1-D input's single target."""
+    if input.ndim >= 2:
+        batch, target_batch = input.shape[0], target.shape[0] if target.ndim >= 1 else 0
+        if batch != target_batch:
+            raise errors.TorchError("ValueError", f"Expected input batch_size ({batch}) to "
+                                    f"match target batch_size ({target_batch}).")
+    if target.ndim > 1:
+        raise errors.TorchError("RuntimeError", op_errors.NLL_1D_TARGET)
     if target.dtype is not dtypes.int64:
         legacy = {"float32": "Float", "float64": "Double", "bool": "Bool"}[target.dtype.name]
         raise errors.TorchError("RuntimeError",
                                 f"expected target dtype to be Long or Byte, but got {legacy}")
-    batch = input.shape[0] if input.ndim >= 2 else None
-    target_batch = target.shape[0] if target.ndim >= 1 else None
-    if input.ndim >= 2 and batch != target_batch:
-        raise errors.TorchError("ValueError", f"Expected input batch_size ({batch}) to match "
-                                f"target batch_size ({target_batch}).")
-    if input.ndim == 1 and target.ndim != 0:
-        raise errors.TorchError("RuntimeError", op_errors.NLL_1D_TARGET)
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise errors.TorchError("ValueError", "For 1D input, 1D target must have size 1, but "
+                                f"got target size: {target.shape[0]}")
     if input.ndim > 2:
         raise errors.TorchError("RuntimeError", "the lab takes nll_loss and cross_entropy "
                                 "of 1-D or 2-D inputs")
@@ -108,7 +126,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         losses[i] = -w * rows[i, c]
         total = total + w
     if reduction == "none":
-        values = losses.reshape(target.shape)
+        values = losses.reshape(target.shape if input.ndim >= 2 else ())
     elif reduction == "sum":
         values = np.asarray(losses.sum(dtype=dt), dtype=dt)
     else:
@@ -125,15 +143,60 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """`F.cross_entropy` with class-index targets: log_softmax over the classes, then
     nll_loss (LogSoftmaxBackward0 and NllLossBackward0, as PyTorch records them)."""
     _check_reduction(reduction)
     if target.is_floating_point and target.shape == input.shape:
         raise errors.TorchError("RuntimeError", "the lab takes cross_entropy with class-index "
                                 "targets (an int64 tensor of class numbers)")
+    if label_smoothing > 1.0:
+        raise errors.TorchError("RuntimeError", "label_smoothing must be between 0.0 and 1.0. "
+                                f"Got: {label_smoothing:g}")
     class_dim = 0 if input.ndim == 1 else 1
-    return nll_loss(log_softmax(input, class_dim), target, weight, ignore_index, reduction)
+    logp = log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    if label_smoothing <= 0.0:
+        return nll
+    return _smoothed(logp, nll, target, weight, ignore_index, reduction, label_smoothing,
+                     class_dim)
+
+
+def _smoothed(logp: Tensor, nll: Tensor, target: Tensor, weight: Tensor | None,
+              ignore_index: int, reduction: str, label_smoothing: float,
+              class_dim: int) -> Tensor:
+    """ATen's cross_entropy_loss_label_smoothing, op by op (each records its node):
+    (1 - ls) * nll + smooth * (ls / classes), smooth the negated sum of the log
+    probabilities (weighted by class), 0 where the target is ignored, reduced as nll is."""
+    from engine.functions.compare import masked_fill
+    from engine.functions.reduction import sum as sum_
+    from engine.functions.shape import view
+
+    ignored = Tensor(np.asarray(target.data == ignore_index), target.ctx)
+    if weight is not None:
+        shape = tuple(weight.shape[0] if d == class_dim else 1 for d in range(logp.ndim))
+        smooth = neg(sum_(mul(logp, view(weight, shape)), class_dim))
+    else:
+        smooth = neg(sum_(logp, class_dim))
+    if broadcast_shapes(smooth.shape, ignored.shape) != smooth.shape:   # in place: no growing
+        raise errors.TorchError("RuntimeError", f"output with shape {list(smooth.shape)} "
+                                "doesn't match the broadcast shape "
+                                f"{list(broadcast_shapes(smooth.shape, ignored.shape))}")
+    smooth = masked_fill(smooth, ignored, 0.0)     # masked_fill_ on a fresh result
+    if reduction == "sum":
+        smooth = sum_(smooth)
+    elif reduction == "mean":
+        kept = np.atleast_1d(target.data)[~np.atleast_1d(ignored.data)]
+        if weight is not None:
+            dt = weight.data.dtype
+            total = np.asarray(weight.data[kept].sum(dtype=dt), dtype=dt)
+        else:
+            total = np.asarray(kept.size, dtype=np.int64)
+        smooth = div(sum_(smooth), Tensor(total, target.ctx))
+    classes = logp.shape[class_dim]
+    return add(mul_scalar(nll, 1 - label_smoothing),
+               mul_scalar(smooth, label_smoothing / classes))
 
 
 def _mul_(self: Tensor, other: Tensor) -> Tensor:

@@ -140,3 +140,14 @@ def expand(self: Tensor, sizes: Shape) -> Tensor:
 
 
 # -- tensors joined and repeated ----------------------------------------------------------
+
+
+def broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """`torch.broadcast_tensors(a, b)`: each expanded to the common shape
+    (ExpandBackward0), a tensor that already has it returned as it is. F.mse_loss
+    broadcasts its operands so before the loss."""
+    from engine.functions._record import broadcast_shapes
+
+    shape = broadcast_shapes(a.shape, b.shape)
+    return tuple(t if t.shape == shape else expand(t, shape)   # type: ignore[return-value]
+                 for t in (a, b))

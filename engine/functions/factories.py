@@ -111,10 +111,41 @@ def _float_range(start: float, step: float, length: int, out: np.dtype[Any]) -> 
     return np.concatenate([inside, tail]).astype(out)
 
 
+def _fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once, as the fused multiply-add that PyTorch's compiled kernels use
+    (its linspace's `start + step * i` is contracted to one): float32 through float64 (the
+    product is exact; a sum that lands on a float32 midpoint is nudged by its rounding
+    error), float64 by Dekker's exact product and Knuth's two-sum."""
+    if a.dtype == np.float32:
+        p = a.astype(np.float64) * b.astype(np.float64)
+        c64 = c.astype(np.float64)
+        r = p + c64
+        back = r - p
+        err = (p - (r - back)) + (c64 - back)
+        low = r.view(np.uint64) & np.uint64((1 << 29) - 1)
+        midpoint = (low == np.uint64(1 << 28)) & (err != 0)
+        r = np.where(midpoint, np.nextafter(r, np.copysign(np.inf, err)), r)
+        return r.astype(np.float32)
+    split = 134217729.0                              # 2**27 + 1
+    def halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = split * x
+        high = t - (t - x)
+        return high, x - high
+    (ah, al), (bh, bl) = halves(a), halves(b)
+    p = a * b
+    ep = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    back = s - p
+    es = (p - (s - back)) + (c - back)
+    return np.asarray(s + (es + ep))
+
+
 def linspace(ctx: AutogradContext, start: Number, end: Number, steps: int,
              dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     """`torch.linspace`: the first half counted up from start, the second half down
-    from end, as PyTorch's kernel does (so both ends are exact)."""
+    from end, as PyTorch's kernel does (so both ends are exact), each value one fused
+    multiply-add (so `linspace(-1, 1, 7)[3]` is -2.98e-08, as PyTorch prints it). Integer
+    dtypes step in float64 and truncate."""
     if steps < 0:
         raise errors.TorchError("RuntimeError", "number of steps must be non-negative")
     dtype = dtype or dtypes.DEFAULT_FLOAT
@@ -124,11 +155,17 @@ def linspace(ctx: AutogradContext, start: Number, end: Number, steps: int,
     if steps == 1:
         values[0] = t(start)
     elif steps > 1:
-        step = (t(end) - t(start)) / t(steps - 1)
+        work = dtype.numpy if dtype.numpy.kind == "f" else np.dtype(np.float64)
+        first, last = np.asarray(t(start), work), np.asarray(t(end), work)
+        step = np.asarray((last - first) / work.type(steps - 1), work)
         half = steps // 2
-        for i in range(steps):
-            values[i] = (t(start) + step * t(i) if i < half
-                         else t(end) - step * t(steps - i - 1))
+        up = np.arange(half, dtype=work)
+        down = np.arange(steps - half - 1, -1, -1, dtype=work)
+        counted = np.concatenate([_fused(np.broadcast_to(step, up.shape), up,
+                                       np.broadcast_to(first, up.shape)),
+                                  _fused(np.broadcast_to(-step, down.shape), down,
+                                       np.broadcast_to(last, down.shape))])
+        values[:] = counted if work == dtype.numpy else counted.astype(dtype.numpy)
     return _leaf(values, ctx, requires_grad)
 
 
@@ -168,9 +205,12 @@ def randint(ctx: AutogradContext, low: int, high: int, shape: Shape,
     return Tensor(values.astype((dtype or dtypes.int64).numpy), ctx)
 
 
-def randperm(ctx: AutogradContext, n: int) -> Tensor:
+def randperm(ctx: AutogradContext, n: int, dtype: DType | None = None,
+             requires_grad: bool = False) -> Tensor:
+    """The same permutation in any dtype (int64 by default)."""
     ctx.check_elements((n,))
-    return Tensor(np.asarray(random.randperm(ctx.generator, n), dtype=np.int64), ctx)
+    values = np.asarray(random.randperm(ctx.generator, n), dtype=(dtype or dtypes.int64).numpy)
+    return _leaf(values, ctx, requires_grad)
 
 
 def values_of(data: Any, dtype: DType) -> np.ndarray:

@@ -226,7 +226,7 @@ def _advanced(self: Tensor, parts: list[Any]) -> Tensor:
     _check_bounds(self, parts, where)
     key: Any = tuple(where)
     try:
-        values = np.array(self.data[key])
+        values = np.array(self.data[key], order="C")   # ATen allocates the result contiguous
     except IndexError as e:
         raise errors.TorchError("IndexError", _index_message(self, e)) from None
     self.ctx.check_elements(values.shape)

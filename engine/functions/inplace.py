@@ -100,21 +100,28 @@ def rebase_history(self: Tensor, node: Node) -> None:
             saved.saved_version = self.version
     node.input_metadata = [InputMetadata(self.shape, self.dtype)]
     if self.base is None:
-        self.grad_fn = node
-        self.output_nr = 0
-        self.requires_grad = True
+        _set_grad_fn(self, node)
         return
     base = self.base
-    copy_slices = CopySlices(base, self, node)
-    base.grad_fn = copy_slices
-    base.output_nr = 0
-    base.requires_grad = True
+    _set_grad_fn(base, CopySlices(base, self, node))
     regenerated = AsStridedBackward0(self.ctx, [base])
     regenerated.save("_geometry", view_geometry(self))
     regenerated.input_metadata = [InputMetadata(self.shape, self.dtype)]
-    self.grad_fn = regenerated
-    self.output_nr = 0
-    self.requires_grad = True
+    _set_grad_fn(self, regenerated)
+
+
+def _set_grad_fn(t: Tensor, node: Node) -> None:
+    """Give `t` its new history. As `update_tensor_hooks_on_new_gradfn` does, a
+    `retain_grad()` moves to the new node (`.grad` is the gradient of the tensor as it is
+    now), while the tensor hooks registered so far stay with the old one."""
+    old, old_nr = t.grad_fn, t.output_nr
+    t.grad_fn = node
+    t.output_nr = 0
+    t.requires_grad = True
+    if t.retains_grad and old is not None and old is not node:
+        retain = old.retains_grad_hooks.pop(old_nr, None)
+        if retain is not None:
+            node.retains_grad_hooks[0] = retain
 
 
 def view_geometry(view: Tensor) -> tuple[tuple[int, ...], tuple[int, ...], int]:

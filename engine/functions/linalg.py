@@ -170,6 +170,9 @@ class MvBackward0(Node):
 
 
 def mv(self: Tensor, vec: Tensor) -> Tensor:
+    if self.ndim == 0:                      # ATen sizes the output by self.size(0) first
+        raise errors.TorchError("IndexError", "Dimension specified as 0 but tensor has no "
+                                "dimensions")
     if self.ndim != 2 or vec.ndim != 1 or self.shape[1] != vec.shape[0]:
         raise errors.TorchError("RuntimeError", op_errors.mv_shapes(self.shape, vec.shape))
     _same_dtype("addmv", [vec, self, vec])

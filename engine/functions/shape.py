@@ -124,6 +124,13 @@ class UnsafeViewBackward0(ViewBackward0):
     name = "UnsafeViewBackward0"
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """`at::_reshape_alias`: the view that reshape makes of a tensor that is not
+    contiguous but whose layout allows one (a contiguous tensor gets `view`)."""
+
+    name = "ReshapeAliasBackward0"
+
+
 class CloneBackward0(Node):
     """clone: the gradient passes through."""
 
@@ -147,12 +154,19 @@ def contiguous(self: Tensor) -> Tensor:
 
 
 def reshape(self: Tensor, shape: Shape) -> Tensor:
-    """A view when the layout allows one, else a contiguous copy (CloneBackward0 then
+    """A view when the layout allows one (`view` of a contiguous tensor, else
+    ReshapeAliasBackward0), else a contiguous copy (CloneBackward0 then
     UnsafeViewBackward0), as `at::reshape` decides."""
     shape = infer_size(tuple(shape), self.numel())
-    if compute_stride(self.shape, _element_strides(self.data), shape) is not None:
+    strides = compute_stride(self.shape, _element_strides(self.data), shape)
+    if strides is None:
+        return unsafe_view(clone(self), shape)
+    if self.data.flags.c_contiguous:
         return view(self, shape)
-    return unsafe_view(clone(self), shape)
+    out, node = record_view(ReshapeAliasBackward0, self, _as_view(self.data, shape, strides))
+    if node:
+        node.save("self_sym_sizes", self.shape)
+    return out
 
 
 def unsafe_view(self: Tensor, shape: Shape) -> Tensor:
