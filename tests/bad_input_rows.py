@@ -84,6 +84,12 @@ SYNTAX = [
     syntax("break-outside-loop", T + "break\n", 2, 1, "'break' outside loop"),
     syntax("continue-outside-loop", T + "def f():\n    continue\n", 3, 5, "'continue'"),
     syntax("return-outside-function", T + "return 1\n", 2, 1, "'return' outside function"),
+    # -- a word that cannot be a name: the lab's advice, the word underlined -------------------
+    syntax("keyword-as-a-name", LEAF + "for = a * 2\n", 2, 1, "`for` is a Python keyword",
+           end=(2, 4)),
+    syntax("hyphen-in-a-name", LEAF + "my-var = a * 2\n", 2, 1, "write `my_var`", end=(2, 7)),
+    syntax("digit-first-name", LEAF + "2b = a * 2\n", 2, 1, "cannot start with a digit, so "
+           "write `b2`", end=(2, 3)),
 ]
 
 LANGUAGE = [

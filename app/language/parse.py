@@ -13,6 +13,8 @@ and which, without any backward() call, ends with one on its last assignment.
 from __future__ import annotations
 
 import ast
+import keyword
+import re
 import threading
 
 from app.language import messages
@@ -127,6 +129,9 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
         with _PARSER_LOCK:
             tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
+        named = _invalid_name(e)
+        if named is not None:
+            raise named from None
         raise SourceError("SyntaxError", _syntax_message(e), e.lineno or 1, _syntax_col(e),
                           e.end_lineno, e.end_offset) from None
     except (RecursionError, MemoryError):
@@ -201,6 +206,42 @@ def _syntax_col(e: SyntaxError) -> int:
     if isinstance(e, IndentationError) and e.text and e.text.strip():
         return len(e.text) - len(e.text.lstrip()) + 1
     return e.offset or 1
+
+
+_TARGET = re.compile(r"\s*([A-Za-z_0-9][\w-]*)\s*=(?!=)")
+
+
+def _invalid_name(e: SyntaxError) -> SourceError | None:
+    """An assignment to a word that cannot be a name: a keyword (`for = 3`), a hyphen
+    (`my-var = 3`), a leading digit (`2w = 3`). Python says `invalid syntax` or suggests
+    `==`, which does not say what is wrong; the lab says it, with the word underlined."""
+    match = None if isinstance(e, IndentationError) else _TARGET.match(e.text or "")
+    if match is None or not e.lineno:
+        return None
+    word = match.group(1)
+    if keyword.iskeyword(word) and word not in ("True", "False", "None"):
+        advice = (f"`{word}` is a Python keyword, so it cannot be a variable's name: "
+                  f"choose another, such as `{word}_`")
+    elif re.fullmatch(r"[A-Za-z_]\w*(-\w+)+", word):
+        advice = (f"`{word}` is not a valid name: a name has only letters, digits and "
+                  f"underscores, so write `{word.replace('-', '_')}`")
+    elif re.fullmatch(r"\d+[A-Za-z_]\w*", word) and not _is_number(word):
+        digits = word[:len(word) - len(word.lstrip("0123456789"))]
+        advice = (f"`{word}` is not a valid name: a name cannot start with a digit, so "
+                  f"write `{word[len(digits):]}{digits}`")
+    else:
+        return None
+    return SourceError("SyntaxError", advice, e.lineno, match.start(1) + 1, e.lineno,
+                       match.end(1) + 1)
+
+
+def _is_number(word: str) -> bool:
+    """`1e5` and `0x1f` are number literals (Python says it cannot assign to them)."""
+    try:
+        ast.literal_eval(word)
+    except (ValueError, SyntaxError):
+        return False
+    return True
 
 
 def _syntax_message(e: SyntaxError) -> str:

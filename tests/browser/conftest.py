@@ -121,7 +121,11 @@ def program_url(base: str, source: str, step: int | None = None) -> str:
 
 
 def wait_done(page: Any) -> None:
+    """The run is done and painted: <body data-run> changes at once, the views on the next
+    animation frame, which a loaded machine can delay past any fixed wait; two frames later
+    that paint has run."""
     page.wait_for_selector("body[data-run='done']", timeout=20_000)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     page.wait_for_timeout(50)
 
 

@@ -105,10 +105,29 @@ def test_backticks_in_messages_are_code(page: Any, server_url: str) -> None:
     assert page.locator("#error code img, #error script").count() == 0
 
 
+@pytest.mark.parametrize("line", ["for = w * 2", "my-var = w * 2", "2b = w * 2"])
+def test_a_word_that_cannot_be_a_name_gets_advice(page: Any, server_url: str,
+                                                  line: str) -> None:
+    """Python says `invalid syntax` (or suggests `==`) for these; the lab says why the word
+    is no name, quotes it as code and underlines exactly the word."""
+    source = f"w = 3.0\n{line}\n"
+    error = run_source(source).error
+    assert error is not None and error.kind == "rejected" and error.type == "SyntaxError"
+    word = line.split(" =")[0]
+    assert (error.line, error.col, error.end_line, error.end_col) == (2, 1, 2, len(word) + 1)
+    page.goto(program_url(server_url, source))
+    wait_done(page)
+    expect(page.locator("#marks mark.err")).to_have_text(word)
+    codes = page.locator("#error .message code").all_text_contents()
+    assert codes[0] == word and codes == re.findall(r"`([^`]+)`", error.message)
+    assert "`" not in str(page.locator("#error .message").text_content())
+
+
 @pytest.mark.parametrize(("source", "kind"), [
     ("x = torch.tensor(3, requires_grad=True)\n", "forward"),
     ("v = torch.tensor([1.0, 2.0], requires_grad=True)\ny = v * 2\ny.backward()\n", "backward"),
     (f"w = 3.0\n{LAMBDA}\n", "rejected"),
+    ("x = torch.tensor(1.0)\nn = 2 ** 256\n", "limit"),
 ])
 def test_wording_follows_the_errors_kind(page: Any, server_url: str, source: str,
                                          kind: str) -> None:
@@ -124,6 +143,9 @@ def test_wording_follows_the_errors_kind(page: Any, server_url: str, source: str
         assert "before any backward() call" in hint
     elif kind == "backward":
         assert sentence.startswith(f"backward() on line {error.line} raised {error.type}")
+    elif kind == "limit":
+        assert "lab's limits" in sentence and f"line {error.line}" in sentence
+        assert "PyTorch" not in sentence + hint and "lab\u2019s limits" in hint
     else:
         assert sentence.startswith("The lab did not run this program")
         assert "PyTorch" not in hint

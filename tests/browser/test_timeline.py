@@ -147,3 +147,26 @@ def test_views_are_axe_clean(browser: Any, watch: Watch, server_url: str, width:
     finally:
         page.context.close()
     assert not watch.errors and not watch.foreign
+
+
+def test_the_lit_pop_stays_in_view_of_a_long_timeline(lab: Any) -> None:
+    """A long pass's timeline is wider than its box: stepping scrolls it so that the pop
+    that runs shows (views/timeline.js keeps it in view, on the frame after the paint)."""
+    source = "w = 0.5\nh0 = w * 1.5\n" + "".join(f"h{i} = h{i - 1} * 1.5\n" for i in range(1, 40))
+    steps = len(run_source(source).passes[0].steps)
+    open_at(lab, source)
+    body = lab.locator("#timeline .tl-body")
+    assert body.evaluate("(b) => b.scrollWidth > b.clientWidth + 200"), "it does not fit"
+    lab.locator("#stage").focus()
+    for k in (steps // 2, steps):
+        lab.keyboard.press("Home")
+        for _ in range(k):
+            lab.keyboard.press("ArrowRight")
+        lab.wait_for_selector(f"#timeline[data-step='{k}']", state="attached")
+        lab.wait_for_function("""() => {
+            const b = document.querySelector('#timeline .tl-body');
+            const lit = document.querySelector('#timeline .tl-event.is-current');
+            if (!lit) return false;
+            const r = lit.getBoundingClientRect(), box = b.getBoundingClientRect();
+            return r.left >= box.left - 1 && r.right <= box.right + 1;
+        }""", timeout=5_000)

@@ -12,6 +12,10 @@ let linked = null;                // the node id hovered or focused, on either s
 let graphRoot = null;
 let lastRoot = null;
 let drawn = { run: null, pass: -1 };
+// The drawn events with what follow() last set on each: a step then touches only the few
+// that change (a long pass has thousands of events, and the page repaints every step).
+let marks = [];
+let scrolling = 0;                // the frame that keeps the lit pop in view
 
 /** This view's stylesheet (shared with the call path), loaded before the panel shows. */
 export const ready = new Promise((resolve) => {
@@ -105,12 +109,16 @@ function draw(root, events, frame) {
     if (e.parent !== null) continue;
     rows[e.kind === 'forward' ? 0 : 1].appendChild(block(e, children, frame));
   }
+  marks = [];
   if (!events.length) {
     body.replaceChildren(el('p', { class: 'tl-empty' }, null,
       frame.pass?.summarized ? 'Not kept for a summarized pass.' : 'No profiler events for this pass.'));
     return;
   }
   body.replaceChildren(...rows);
+  marks = [...body.querySelectorAll('.tl-event')].map((ev) => ({
+    ev, step: ev.dataset.step === '' ? null : Number(ev.dataset.step),
+    backward: ev.classList.contains('kind-backward'), current: false, done: false }));
 }
 
 /** One event and, beneath it, the events inside it. */
@@ -141,21 +149,25 @@ function follow(root, frame) {
   const s = frame.j + 1;                        // 0: before the first pop
   const after = frame.end || frame.optimizer !== null;
   let current = null;
-  root.querySelectorAll('.tl-event').forEach((ev) => {
-    const step = ev.dataset.step === '' ? null : Number(ev.dataset.step);
-    const backward = ev.classList.contains('kind-backward');
-    const now = backward && !after && step === s;
-    ev.classList.toggle('is-current', now);
-    ev.classList.toggle('is-done', !backward || after || (step !== null && step < s));
-    if (now && !current) current = ev;
-  });
+  for (const m of marks) {
+    const now = m.backward && !after && m.step === s;
+    const done = !m.backward || after || (m.step !== null && m.step < s);
+    if (m.current !== now) { m.current = now; m.ev.classList.toggle('is-current', now); }
+    if (m.done !== done) { m.done = done; m.ev.classList.toggle('is-done', done); }
+    if (now && !current) current = m.ev;
+  }
   root.dataset.step = String(s);
   const body = root.querySelector('.tl-body');
+  cancelAnimationFrame(scrolling);
   if (current && body) {
     const box = current.closest('.depth-0') ?? current;
-    const left = box.offsetLeft - body.offsetLeft;
-    if (left < body.scrollLeft || left + box.offsetWidth > body.scrollLeft + body.clientWidth) {
-      body.scrollLeft = Math.max(0, left - 24);
-    }
+    // Read where it is on the next frame, when the layout is clean: read here, in the middle
+    // of the page's paint, it would lay out the whole page once more on every step.
+    scrolling = requestAnimationFrame(() => {
+      const left = box.offsetLeft - body.offsetLeft;
+      if (left < body.scrollLeft || left + box.offsetWidth > body.scrollLeft + body.clientWidth) {
+        body.scrollLeft = Math.max(0, left - 24);
+      }
+    });
   }
 }
