@@ -63,12 +63,19 @@ def trace(args: argparse.Namespace) -> int:
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from app.ops.logs import log_config
     from app.web.app import create_app
     from app.web.settings import Settings
 
     # The command line's options win over LAB_* settings, which win over the defaults.
     given = {"host": args.host, "port": args.port, "workers": args.workers}
     settings = Settings(**{k: v for k, v in given.items() if v is not None})
+    # JSON lines from uvicorn and the lab alike (app/ops/logs.py), in every worker; the
+    # lab writes the access log itself (lab.access, with request ids), so uvicorn's is off.
+    server: dict[str, Any] = {
+        "host": settings.host, "port": settings.port, "proxy_headers": True,
+        "forwarded_allow_ips": settings.forwarded_allow_ips, "access_log": False,
+        "log_config": log_config(settings.log_level), "log_level": settings.log_level}
     if settings.workers > 1:
         # Each process makes its own app from the same LAB_* settings; rooms must then live
         # in Redis, or a follower landing on another process would not find its room.
@@ -80,12 +87,10 @@ def serve(args: argparse.Namespace) -> int:
         # (app/ops/metrics.py); a fresh one unless the deployment names its own.
         if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="autograd-lab-")
-        uvicorn.run("app.web.app:create_app", factory=True, host=settings.host,
-                    port=settings.port, workers=settings.workers, proxy_headers=True,
-                    forwarded_allow_ips=settings.forwarded_allow_ips)
+        uvicorn.run("app.web.app:create_app", factory=True, workers=settings.workers,
+                    **server)
         return 0
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
+    uvicorn.run(create_app(settings), **server)
     return 0
 
 

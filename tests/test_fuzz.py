@@ -138,3 +138,88 @@ def test_stacked_mutations(client: TestClient, source: str, rng: random.Random,
 
 def test_the_conformance_programs_are_all_here() -> None:
     assert len(PROGRAMS) >= 170 and len(set(dict(PROGRAMS))) == len(PROGRAMS)
+
+
+# -- what `make fuzz` found ------------------------------------------------------------------
+# Each input fuzz/harness.py reported (build/fuzz-crashes/crash-*), as it was found, with
+# the error Python gives for it; the lab must answer it with that error where Python does.
+REGRESSIONS = [
+    # A builtin called with no argument at all failed inside the lab (IndexError).
+    ("import torch\ntorch.manual_seed(438)\nx = torch.rand(4, 3, requires_grad=True)\n"
+     "corner = x[:2, 1:]\nrow = x[:, 0]\nlast = x[3, 2]\n"
+     "loss = corner.sum() + row,sum() .sum() + row.sum() + last.sum()\n"
+     "loss.backwa+ last.sum()\nloss.bacwkard()\nprint(x.grad)\nprint(corner.grad_fn.naoe())\n",
+     "TypeError", "sum() takes at least 1 positional argument (0 given)", 7),
+]
+
+
+@pytest.mark.parametrize(("source", "kind", "message", "line"), REGRESSIONS)
+def test_what_the_fuzzer_found(client: TestClient, source: str, kind: str, message: str,
+                               line: int) -> None:
+    error = check(client, source)["error"]
+    assert (error["type"], error["message"], error["line"]) == (kind, message, line)
+
+
+# The builtins it found, and their kin, called with too few, too many, named or unknown
+# arguments: Python's answer (its value, or its TypeError word for word) is the lab's.
+BUILTIN_CALLS = [
+    f"{name}({arguments})"
+    for name in ("sum", "abs", "round", "enumerate", "sorted", "reversed", "any", "all",
+                 "filter", "pow", "divmod", "staticmethod", "math.isclose")
+    for arguments in ("", "1", "1, 2", "1, 2, 3", "1, 2, 3, 4", "[1, 2]", "[1, 2], 1", "x=1",
+                      "number=1.25", "number=1.25, ndigits=1", "1.25, number=2",
+                      "base=2, exp=3", "2, exp=3", "2, 3, 5", "2, 3, mod=5", "2.0, 3, 5",
+                      "2, 3, 0", "2, 3, None", "iterable=[1]", "[1], start=2", "start=1",
+                      "a=1, b=1", "1, b=1", "1, 1.5, rel_tol=0.5", "1, 1, foo=2",
+                      "None, [0, 1]", "[1], 2, start=3", "iterable=[1], start=1",
+                      "start=1, iterable=[1]", "start=1, foo=2", "x=1, y=2, z=3",
+                      "7.5, 2", "1.0, 0")
+    if f"{name}({arguments})" != "reversed(1)"     # 'not reversible': not an argument check
+]
+
+
+def python_answer(call: str) -> tuple[str, str]:
+    """What Python prints for `print(repr(call))`, or its error's type and message."""
+    import math
+
+    try:
+        value = eval(call, {"math": math})  # the test's own fixed calls, never a program's
+    except Exception as e:
+        return type(e).__name__, str(e)
+    if isinstance(value, staticmethod):
+        return "ok", "<staticmethod>"
+    if not isinstance(value, (int, float, list, tuple, bool)):
+        value = list(value)                 # enumerate, reversed, filter: the lab's lists
+    return "ok", repr(value)
+
+
+@pytest.mark.parametrize("call", BUILTIN_CALLS)
+def test_builtins_take_their_arguments_as_python_does(call: str) -> None:
+    from app.limits import Limits
+    from app.trace import run_source
+
+    want = python_answer(call)
+    result = run_source(f"import math\nprint(repr({call}))\n", Limits())
+    if want == ("ok", "<staticmethod>"):
+        assert result.error is None
+        return
+    got = (("ok", "".join(result.printed).strip()) if result.error is None
+           else (result.error.type, result.error.message))
+    assert got == want
+
+
+@pytest.mark.parametrize("source", ["x = 1if True else 2\nprint(x)\n", 'print("\\d")\n'])
+def test_a_programs_text_gives_no_python_warnings(source: str) -> None:
+    """Python's parser warns about some texts (a number run into a keyword, an invalid
+    escape); in the server each warning would be a line on stderr outside its JSON logs,
+    one per line number a client sends. The lab drops them."""
+    import warnings
+
+    from app.limits import Limits
+    from app.trace import run_source
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_source(source, Limits())
+    assert result.error is None or result.error.kind != "internal"
+    assert [str(w.message) for w in caught] == []

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, settings
 from app.web.app import create_app
 from app.web.settings import Settings
 
-APP = create_app(Settings(rate_trace="", rate_rooms="", rate_polls="", max_seconds=2.0))
+APP = create_app(Settings(rate_trace="", rate_rooms="", rate_polls="", rate_lookups="",
+                           max_seconds=2.0))
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(
     path="/api/rooms/{code}/events")
 

@@ -55,6 +55,19 @@ def test_readme_limits_table_is_the_defaults() -> None:
     assert documented == {name: getattr(defaults, name) for name in Limits.names()}
 
 
+def test_every_server_setting_is_in_the_readme() -> None:
+    """Each LAB_* setting but the limits (their table is checked above) is named in the
+    README, with its default where the README gives one in parentheses."""
+    missing = [f"LAB_{name.upper()}" for name in Settings.model_fields
+               if name not in Limits.names() and f"LAB_{name.upper()}" not in README]
+    assert not missing, missing
+    defaults = Settings()
+    for name in ("max_body_bytes", "rate_trace", "rate_rooms", "rate_polls", "rate_lookups"):
+        shown = re.search(rf"`LAB_{name.upper()}`\s+\(([^):]+)", README)
+        assert shown, name
+        assert shown[1].replace(",", "") == str(getattr(defaults, name)), (name, shown[1])
+
+
 def test_limits_are_settable_as_the_readme_says(monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("LAB_MAX_NODES", "20000")

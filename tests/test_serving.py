@@ -22,7 +22,7 @@ from app.web.settings import Settings
 
 SOURCE = PRESETS[0].source
 Client = Any
-NO_LIMITS = {"rate_trace": "", "rate_rooms": "", "rate_polls": ""}
+NO_LIMITS = {"rate_trace": "", "rate_rooms": "", "rate_polls": "", "rate_lookups": ""}
 
 
 def is_error_document(response: Any, status: int) -> dict[str, Any]:
@@ -347,3 +347,104 @@ def test_serve_with_workers_gives_them_one_metrics_directory(
         kw, metrics=os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
     assert main(["serve", "--workers", "2"]) == 0
     assert seen["workers"] == 2 and seen["metrics"] and os.path.isdir(seen["metrics"])
+    # Each worker configures its logging from log_config: JSON lines there too.
+    assert seen["log_config"]["handlers"]["stderr"]["formatter"] == "json"
+    assert seen["access_log"] is False
+
+
+def test_serve_writes_json_lines_with_request_ids(tmp_path: Any) -> None:
+    """A real `autograd-lab serve`: everything it writes is a JSON line (uvicorn's own
+    messages too), and each request has its access line with its request id and route;
+    uvicorn's plain access log is off."""
+    import subprocess
+    import sys
+
+    import httpx
+
+    from tests.conftest import _wait_until, free_port
+
+    port, log = free_port(), tmp_path / "stderr"
+    url = f"http://127.0.0.1:{port}"
+    with log.open("wb") as err:
+        process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port",
+                                    str(port)], stdout=err, stderr=err)
+        try:
+            def healthy() -> bool:
+                try:
+                    return httpx.get(url + "/healthz", timeout=2).status_code == 200
+                except httpx.HTTPError:
+                    return False
+
+            _wait_until(healthy, process, "autograd-lab serve")
+            ids = [httpx.get(url + "/api/rooms/KMNPRT", headers={"X-Request-ID": "lb-7"}),
+                   httpx.post(url + "/api/trace", json={"source": SOURCE})]
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]   # each is JSON
+    access = {line["request_id"]: line for line in lines if line["logger"] == "lab.access"}
+    assert access["lb-7"]["route"] == "/api/rooms/{code}" and access["lb-7"]["status"] == 404
+    traced = access[ids[1].headers["x-request-id"]]
+    assert (traced["method"], traced["route"], traced["status"]) == ("POST", "/api/trace", 200)
+    assert any(line["logger"].startswith("uvicorn") for line in lines), lines
+
+
+def test_wrong_room_codes_are_limited_and_right_ones_never(
+        app_client: Callable[..., Client]) -> None:
+    """Join codes are short; what keeps them from being found by guessing is that each
+    wrong one a client tries counts (the API's lookups and the join page alike), and past
+    the limit every lookup of that client is refused. Right codes never count."""
+    client = app_client(rate_lookups="3/minute", rate_limit_exempt="")
+    code = client.post("/api/rooms").json()["code"]
+    absent = "KMPRTW" if code != "KMPRTW" else "KMPRTX"
+    assert {client.get(f"/api/rooms/{code}").status_code for _ in range(10)} == {200}
+    wrong = [client.get(f"/api/rooms/{absent}"), client.get("/api/rooms/not-a-code/events"),
+             client.get(f"/join/{absent}", follow_redirects=False),
+             client.get(f"/api/rooms/{absent}/qr.svg")]
+    assert [r.status_code for r in wrong] == [404, 404, 404, 429]
+    body = is_error_document(wrong[-1], 429)
+    assert "room codes" in body["detail"] and 1 <= int(wrong[-1].headers["retry-after"]) <= 60
+    assert client.get(f"/api/rooms/{code}").status_code == 429, "every lookup, past it"
+    assert client.get(f"/join/{code}", follow_redirects=False).status_code == 429
+    assert client.post("/api/trace", json={"source": SOURCE}).status_code == 200
+    assert samples(client)[("lab_rate_limited_total",
+                            frozenset({("scope", "lookups")}))] == 3
+
+
+def test_metrics_count_rooms_and_followers_while_they_follow(
+        app_server: Callable[..., str]) -> None:
+    """A real server: two followers of one room and one of another are 2 rooms and 3
+    followers (and 3 room streams) while they follow, none once they have gone."""
+    import time
+
+    import httpx
+
+    url = app_server()
+
+    def gauges() -> dict[str, float]:
+        text = httpx.get(url + "/metrics", timeout=10).text
+        return {f"{s.name}{dict(s.labels)}": s.value
+                for family in text_string_to_metric_families(text) for s in family.samples
+                if s.name in ("lab_rooms_followed", "lab_room_followers",
+                              "lab_active_streams")}
+
+    codes = [httpx.post(url + "/api/rooms", json={}).json()["code"] for _ in range(2)]
+    with httpx.Client(base_url=url, timeout=10) as http:
+        streams = [http.send(http.build_request("GET", f"/api/rooms/{code}/events"),
+                             stream=True) for code in (codes[0], codes[0], codes[1])]
+        # Each has its first event. (The line iterators are kept: one dropped mid-way
+        # closes its response, and the follower goes.)
+        lines = [stream.iter_lines() for stream in streams]
+        for each in lines:
+            while not next(each).startswith("event:"):
+                pass
+        during = gauges()
+        for stream in streams:
+            stream.close()
+    assert during["lab_rooms_followed{}"] == 2 and during["lab_room_followers{}"] == 3, during
+    assert during["lab_active_streams{'kind': 'room'}"] == 3, during
+    deadline = time.monotonic() + 30                    # noticed at the next write at most
+    while (after := gauges())["lab_room_followers{}"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert after["lab_rooms_followed{}"] == after["lab_room_followers{}"] == 0, after
+    assert after["lab_active_streams{'kind': 'room'}"] == 0, after

@@ -8,6 +8,7 @@ lines too; uvicorn's access log is off, the lab writes its own (`lab.access`).
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 import traceback
@@ -52,3 +53,13 @@ LOG_CONFIG: dict[str, Any] = {
         "app": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
     },
 }
+
+
+def log_config(level: str = "info") -> dict[str, Any]:
+    """LOG_CONFIG at `level` (LAB_LOG_LEVEL), for uvicorn.run(log_config=...): uvicorn
+    applies it in every worker process it starts, so each writes JSON lines."""
+    config = copy.deepcopy(LOG_CONFIG)
+    for name, logger in config["loggers"].items():
+        if name != "uvicorn.access":
+            logger["level"] = level.upper()
+    return config

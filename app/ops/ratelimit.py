@@ -18,7 +18,7 @@ import ipaddress
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 from fastapi import HTTPException, Request
 from limits import RateLimitItem, parse_many
@@ -42,21 +42,28 @@ class RateLimits:
         self.limiter = MovingWindowRateLimiter(storage)
         self.exempt = {_client_key(address) for address in exempt}
 
-    async def retry_after(self, scope: str, address: str | None) -> int | None:
-        """None if the client may go on; else the seconds until it may."""
+    async def retry_after(self, scope: str, address: str | None, count: bool = True
+                          ) -> int | None:
+        """None if the client may go on; else the seconds until it may. This request
+        counts unless `count` is false (then only a miss counts: see `misses_limited`)."""
         items = self.items.get(scope)
         client = _client_key(address or "unknown")
         if not items or client in self.exempt:
             return None
         try:
             for item in items:
-                if not await self.limiter.hit(item, scope, client):
+                allowed = (self.limiter.hit if count else self.limiter.test)
+                if not await allowed(item, scope, client):
                     stats = await self.limiter.get_window_stats(item, scope, client)
                     return max(1, math.ceil(stats.reset_time - time.time()))
         except Exception:
             logger.warning("rate limits: the limiter's store failed; letting the request "
                            "through", exc_info=True)
         return None
+
+    async def count(self, scope: str, address: str | None) -> None:
+        """Count one against the client's `scope` (a room code that found no room)."""
+        await self.retry_after(scope, address)
 
 
 def _client_key(address: str) -> str:
@@ -83,3 +90,35 @@ def limited(scope: str) -> Callable[[Request], Awaitable[None]]:
                                 f"again in {wait} s", headers={"Retry-After": str(wait)})
 
     return check
+
+
+async def lookup_allowed(request: Request, scope: str = "lookups") -> None:
+    """429 with Retry-After for a client past its limit of wrong room codes (`scope`); a
+    lookup itself does not count: only `count_miss` does."""
+    limits: RateLimits = request.app.state.rate_limits
+    address = request.client.host if request.client else None
+    wait = await limits.retry_after(scope, address, count=False)
+    if wait is not None:
+        request.app.state.metrics.rate_limited.labels(scope).inc()
+        raise HTTPException(429, f"too many wrong room codes from this address: try again "
+                            f"in {wait} s", headers={"Retry-After": str(wait)})
+
+
+async def count_miss(request: Request, scope: str = "lookups") -> None:
+    await request.app.state.rate_limits.count(
+        scope, request.client.host if request.client else None)
+
+
+async def misses_limited(request: Request) -> AsyncIterator[None]:
+    """A dependency of the routes that look a room up by its join code. A code is six of
+    sixteen characters (read aloud, typed on a phone), so what keeps codes unguessable is
+    this: every 404 a client gets from them counts against its `lookups` limit, and past
+    it every lookup of that client is refused until the window moves. Right codes never
+    count, so a hall of followers reconnecting at once is never refused."""
+    await lookup_allowed(request)
+    try:
+        yield
+    except HTTPException as e:
+        if e.status_code == 404:
+            await count_miss(request)
+        raise

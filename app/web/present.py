@@ -67,11 +67,14 @@ async def join_form(request: Request, code: str | None = Query(None)) -> Respons
 @router.get("/join/{code}", response_class=HTMLResponse, include_in_schema=False, name="join")
 async def join(request: Request, code: str) -> Response:
     """A student's way in: the lab page, following the room (`/?room=CODE`)."""
+    from app.ops.ratelimit import count_miss, lookup_allowed
     from app.web.rooms import rooms_of
 
+    await lookup_allowed(request)           # a wrong code counts, as on /api/rooms/CODE
     normal = codes.normalize(code)
     if normal is not None and await rooms_of(request).exists(normal):
         return RedirectResponse(f"/?room={normal}", 303)
+    await count_miss(request)
     return _page(request, "join.html", status=404, code=code, wrong=True)
 
 

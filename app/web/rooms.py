@@ -22,7 +22,7 @@ from fastapi.sse import EventSourceResponse
 from redis.exceptions import RedisError
 
 from app.ops.metrics import Metrics
-from app.ops.ratelimit import limited
+from app.ops.ratelimit import limited, misses_limited
 from app.rooms import codes
 from app.rooms.memory import MemoryStore
 from app.rooms.models import (
@@ -54,10 +54,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await rooms.store.close()
 
 
-router = APIRouter(prefix="/api/rooms", tags=["rooms"], lifespan=lifespan, responses={
-    404: {"description": "no such room (or poll): ended, expired, or a wrong code"},
-    503: {"description": "the rooms' store (Redis) is unreachable: retry after Retry-After"}})
 LIMITED = "too many requests from this client: retry after Retry-After"
+# Every route here counts the client's wrong codes (app/ops/ratelimit.py: misses_limited).
+router = APIRouter(prefix="/api/rooms", tags=["rooms"], lifespan=lifespan,
+                   dependencies=[Depends(misses_limited)], responses={
+    404: {"description": "no such room (or poll): ended, expired, or a wrong code"},
+    429: {"description": LIMITED},
+    503: {"description": "the rooms' store (Redis) is unreachable: retry after Retry-After"}})
 ROOMS_LIMITED: dict[str, Any] = {"dependencies": [Depends(limited("rooms"))],
                                  "responses": {429: {"description": LIMITED}}}
 POLLS_LIMITED: dict[str, Any] = {"dependencies": [Depends(limited("polls"))],

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     rate_rooms: str = Field("30/hour", description="rooms created per client")
     rate_polls: str = Field("600/minute", description="poll actions per client: opening, "
                             "answering, tallying, revealing")
+    rate_lookups: str = Field("120/minute", description="room codes per client that find "
+                              "no room: past it, every lookup by a code is refused (429) until "
+                              "the window moves, so that codes cannot be found by guessing")
     rate_limit_exempt: str = Field("127.0.0.1,::1", description="addresses never limited, "
                                    "comma-separated (the machine's own checks)")
     forwarded_allow_ips: str = Field("127.0.0.1", description="proxies whose "
@@ -57,7 +60,8 @@ class Settings(BaseSettings):
     log_level: str = Field("info", description="uvicorn's and the lab's log level")
 
     def rates(self) -> dict[str, str]:
-        return {"trace": self.rate_trace, "rooms": self.rate_rooms, "polls": self.rate_polls}
+        return {"trace": self.rate_trace, "rooms": self.rate_rooms, "polls": self.rate_polls,
+                "lookups": self.rate_lookups}
 
     def exempt(self) -> list[str]:
         return [a.strip() for a in self.rate_limit_exempt.split(",") if a.strip()]
