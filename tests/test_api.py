@@ -210,6 +210,57 @@ def test_stream_carries_the_same_trace_in_order(client: TestClient, name: str) -
     assert json.loads(json.dumps(passes)) == whole["passes"]
 
 
+def parse_sse_ids(text: str) -> list[tuple[str, str, str]]:
+    """(id, event, data) of every event, the data as sent."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = dict(line.partition(": ")[::2] for line in block.split("\n") if line)
+        if "event" in fields:
+            events.append((fields.get("id", ""), fields["event"], fields["data"]))
+    return events
+
+
+DRAWS = ("import torch\nw = torch.randn(3, requires_grad=True)\n"
+         "for i in range(3):\n    loss = (w * w).sum() * (i + 1)\n    loss.backward()\n"
+         "print(w.grad)\n")
+
+
+def test_a_broken_stream_resumes_after_its_last_event(client: TestClient) -> None:
+    """A program that draws without manual_seed: the resumed stream draws from the same
+    seed, so it goes on with exactly the events the broken one would have sent."""
+    whole = parse_sse_ids(client.post("/api/trace/stream", json={"source": DRAWS}).text)
+    seed = whole[0][0].split("-")[0]
+    assert [i for i, _, _ in whole] == [f"{seed}-{n}" for n in range(len(whole))]
+    for cut in (0, 4, len(whole) - 2):
+        rest = client.post("/api/trace/stream", json={"source": DRAWS},
+                           headers={"Last-Event-ID": whole[cut][0]})
+        assert parse_sse_ids(rest.text) == whole[cut + 1:]
+    again = parse_sse_ids(client.post("/api/trace/stream", json={"source": DRAWS}).text)
+    assert again[0][0] != whole[0][0], "a new stream draws a new seed"
+    assert json.loads(again[-1][2])["seed"] != json.loads(whole[-1][2])["seed"]
+
+
+def test_a_seed_runs_a_program_that_draws_again(client: TestClient) -> None:
+    first = client.post("/api/trace", json={"source": DRAWS}).json()
+    assert first["seed"] is not None
+    again = client.post("/api/trace", json={"source": DRAWS, "seed": first["seed"]}).json()
+    assert again == first
+    other = client.post("/api/trace", json={"source": DRAWS, "seed": first["seed"] ^ 1})
+    assert other.json()["grads"] != first["grads"]
+    streamed = parse_sse_ids(client.post("/api/trace/stream", json={
+        "source": DRAWS, "seed": first["seed"]}).text)
+    assert json.loads(streamed[-1][2])["grads"] == first["grads"]
+    assert streamed[0][0] == f"{first['seed']}-0"
+
+
+@pytest.mark.parametrize("header", ["12", "x-3", "1-2-3", "99999999999999999999999-1",
+                                    "9999999999999999-1"])
+def test_a_malformed_last_event_id_is_refused(client: TestClient, header: str) -> None:
+    response = client.post("/api/trace/stream", json={"source": DRAWS},
+                           headers={"Last-Event-ID": header})
+    assert response.status_code == 422
+
+
 class Server:
     """The app under a real uvicorn, on a free port, in a thread of this process."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -10,9 +11,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import Annotated, TypeVar
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Header, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from app.limits import Limits
 from app.ops.metrics import CONTENT_TYPE, Metrics
@@ -29,6 +31,7 @@ from app.trace import (
 )
 from app.trace.document import ErrorInfo, Scheduler
 from app.web.settings import Settings
+from engine.random import FRESH_SEED_BITS, fresh_seed
 
 T = TypeVar("T")
 
@@ -37,15 +40,33 @@ TRACE_LIMITED = {"dependencies": [Depends(limited("trace"))],
                  "responses": {429: {"description": "too many traces from this client"}}}
 
 
+# The largest seed a request may send: the lab's fresh seeds have 53 bits (engine/random.py
+# `fresh_seed`), so that a JSON number, read as a double, carries one exactly.
+MAX_SEED = 2**FRESH_SEED_BITS - 1
+
+
+def json_integer(value: object) -> object:
+    """A seed as a JSON integer as JSON Schema means it (`7` or `7.0`), never `true` or `"7"`
+    (pydantic's lax mode would take both)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | None):
+        raise ValueError("a seed is a JSON integer")
+    return value
+
+
 class TraceRequest(BaseModel):
     source: str = Field(
         description="a program in the lab's language (CONTRACT.md)",
         examples=["w = 3.0\nb = 1.0\nx = torch.tensor(2.0)\nloss = (w * x + b) ** 2\n"])
+    seed: int | None = Field(None, ge=0, le=MAX_SEED,
+                             description="the seed to draw from where the program draws "
+                             "without torch.manual_seed (a trace's `seed`, to run it again)")
     scheduler: Scheduler = Field(
         "ready_queue", description="the order of each pass's steps: `ready_queue`, "
         "PyTorch's engine (the default, the one conformance checks), or `topological`, a "
         "reverse DFS post-order run in one pass (seed 000, engine/topological.py); the "
         "graph, node ids and gradients mean the same under both")
+
+    _seed_is_an_integer = field_validator("seed", mode="before")(json_integer)
 
 
 class Health(BaseModel):
@@ -62,7 +83,14 @@ async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
     try:
-        document = await traced(request, body.source, body.scheduler)
+        if body.seed is None:
+            document = await traced(request, body.source, body.scheduler)
+        else:                       # a replay: neither cached nor shared with other runs
+            queue: TraceQueue = request.app.state.trace_queue
+            with queue.admitted():
+                document, _ = await queue.run(trace_json, body.source,
+                                              _settings(request).limits(), None, body.seed,
+                                              body.scheduler)
     except Busy:
         request.app.state.metrics.trace("busy")
         return Response(content=BUSY_DOCUMENT, media_type="application/json",
@@ -213,29 +241,63 @@ async def _held() -> AsyncIterator[ExitStack]:
         yield held
 
 
+EVENT_ID = re.compile(r"^([0-9]{1,16})-([0-9]{1,9})$")
+
+
+def _resume_point(last_event_id: Annotated[str, Header(
+        pattern=r"^([0-9]{1,16}-[0-9]{1,9})?$", description="the `id` of the last event "
+        "received, to resume a stream that broke after it")] = "") -> tuple[int, int] | None:
+    """(seed, index) of the last event a client received, from its `Last-Event-ID` (a
+    dependency, so that a bad one is refused before the stream starts)."""
+    match = EVENT_ID.match(last_event_id)
+    if match is None:
+        return None
+    if int(match[1]) > MAX_SEED:
+        raise RequestValidationError([{"loc": ("header", "last-event-id"), "type": "value_error",
+                                       "msg": f"the seed is above {MAX_SEED}", "input":
+                                       last_event_id}])
+    return int(match[1]), int(match[2])
+
+
 @router.post("/trace/stream", response_class=EventSourceResponse,
              **TRACE_LIMITED)  # type: ignore[arg-type]
 async def trace_stream(body: TraceRequest, request: Request,
                        held: Annotated[ExitStack, Depends(_held)],
+                       resume: Annotated[tuple[int, int] | None, Depends(_resume_point)],
                        ) -> AsyncIterator[ServerSentEvent]:
     """The same trace as Server-Sent Events, each sent as the engine produces it:
     `pass`, `graph`, `dependencies`, then one `step` per ready-queue pop, and finally
-    `done` (a Trace with grads and error; its passes are empty, having been streamed)."""
+    `done` (a Trace with grads and error; its passes are empty, having been streamed).
+
+    Each event's `id` is `SEED-INDEX`: the seed the run draws from if the program draws
+    without `manual_seed` (chosen here, as a fresh process would), and the event's place.
+    A client whose stream broke (a worker restarted, a network change) sends the same
+    request with `Last-Event-ID`: the program runs again from that seed, so the same
+    events, and the stream goes on after that one. Any server process can answer it."""
     limits = _settings(request).limits()
     queue: TraceQueue = request.app.state.trace_queue
     metrics: Metrics = request.app.state.metrics
+    if resume is not None:
+        seed, last = resume
+    else:
+        seed, last = (fresh_seed() if body.seed is None else body.seed), -1
     try:
         with held:
             held.enter_context(queue.admitted())
             held.enter_context(metrics.stream("trace"))
-            pieces = _Pieces(trace_events(body.source, limits, scheduler=body.scheduler), queue)
+            pieces = _Pieces(trace_events(body.source, limits, seed=seed,
+                                          scheduler=body.scheduler), queue)
             held.callback(pieces.close)
+            index = -1
             while (piece := await pieces.next()) is not None:
+                index += 1
                 kind, model = piece
                 if kind == "done":
                     error = getattr(model, "error", None)
                     metrics.trace(error.kind if error is not None else "ok")
-                yield ServerSentEvent(event=kind, raw_data=document_json(model))
+                if index > last:
+                    yield ServerSentEvent(event=kind, raw_data=document_json(model),
+                                          id=f"{seed}-{index}")
     except Busy:
         metrics.trace("busy")
         yield ServerSentEvent(event="done", raw_data=BUSY_DOCUMENT.decode())

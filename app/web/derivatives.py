@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from app.limits import Limits
 from app.ops.ratelimit import limited
@@ -26,28 +25,21 @@ from app.trace.derivatives import (
     NoDerivative,
     derivative,
 )
-from app.web.api import Busy, TraceQueue
+from app.web.api import MAX_SEED, Busy, TraceQueue, json_integer
 from app.web.settings import Settings
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 
-def _seed_schema(schema: dict[str, Any]) -> None:
-    """A 64-bit seed's bound as JSON numbers can say it exactly: 2**64 is a double that a
-    client may read as a little more (a generator then sends 2**64 + 382); the largest
-    double below it is 2**64 - 2048."""
-    for alternative in schema.get("anyOf", [schema]):
-        if alternative.pop("exclusiveMaximum", None) is not None:
-            alternative["maximum"] = 2**64 - 2048
-
-
 class DerivativeRequest(BaseModel):
     source: str = Field(description="the program, as sent to /api/trace")
-    seed: int | None = Field(None, ge=0, lt=2**64, json_schema_extra=_seed_schema,
+    seed: int | None = Field(None, ge=0, le=MAX_SEED,
                              description="the trace's `seed`, for a program that drew one")
     pass_index: int = Field(0, alias="pass", ge=0, description="the pass's `index`")
     node: int = Field(ge=0, description="the node's `id` in that pass's graph")
     element: int = Field(0, ge=0, description="a flat index into the gradient (row-major)")
+
+    _seed_is_an_integer = field_validator("seed", mode="before")(json_integer)
 
 
 class DerivativeCache:
