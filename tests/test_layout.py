@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -299,3 +300,87 @@ def test_a_band_is_its_nodes_rows_and_covers_no_other_node(graph: Graph) -> None
                 assert not band["left"] - reach < n["x"] < band["right"] + reach, (
                     f"{n['name']}#{n['seq']} is inside band {band['id']}")
     assert all(n["band"] is None or n["band"] in ids for n in graph.nodes)
+
+
+# -- width: a wide graph drawn no wider than it needs ---------------------------------------------
+
+def width_ratio(graph: Graph) -> float:
+    """The columns the drawing spans (a node is drawn one column wide) over the node count
+    of its widest layer: 1.0 when the widest layer sets the width, more where a staircase
+    of layers, each offset from the one above, does."""
+    xs = [n["x"] for n in graph.nodes]
+    per_layer: dict[int, int] = {}
+    for n in graph.nodes:
+        per_layer[n["layer"]] = per_layer.get(n["layer"], 0) + 1
+    return (max(xs) - min(xs) + 1.0) / max(per_layer.values())
+
+
+def term_sum(terms: int) -> str:
+    """`loss = a0 + a1 + ...`: a chain of AddBackward0, each one layer deeper."""
+    leaves = [f"a{k} = {0.1 * (k + 1):.1f}" for k in range(terms)]
+    return "\n".join([*leaves, "loss = " + " + ".join(f"a{k}" for k in range(terms)),
+                      "loss.backward()"]) + "\n"
+
+
+def scalar_network(hidden: int) -> str:
+    """One hidden layer of `hidden` tanh units on two inputs, in shorthand, its output the
+    sum of `v * h` (tests/browser/test_graph_view.py draws the 7-unit one: 78 nodes)."""
+    lines = ["x1 = torch.tensor(0.5)", "x2 = torch.tensor(-1.0)"]
+    for j in range(hidden):
+        lines += [f"w{j}a = {0.35 - 0.08 * j:.2f}", f"w{j}b = {0.2 + 0.05 * j:.2f}",
+                  f"b{j} = {0.1 * (j % 3) - 0.1:.2f}", f"v{j} = {0.4 - 0.15 * j:.2f}"]
+    lines += [f"h{j} = torch.tanh(w{j}a * x1 + w{j}b * x2 + b{j})" for j in range(hidden)]
+    lines.append("out = " + " + ".join(f"v{j} * h{j}" for j in range(hidden)))
+    lines.append("loss = (out - 1.0) ** 2")
+    return "\n".join(lines) + "\n"
+
+
+def only_graph(source: str) -> Graph:
+    from bench.programs import limits_for
+
+    (graph,) = [p.graph for p in run_source(source, limits_for(source)).passes
+                if p.graph is not None]
+    return graph
+
+
+PRESET_GRAPHS = [pytest.param(g, id=f"{p.id}-pass{k}")
+                 for p in PRESETS for k, g in enumerate(graphs(p.source))]
+
+
+@pytest.mark.parametrize("graph", PRESET_GRAPHS)
+def test_no_preset_is_drawn_much_wider_than_its_widest_layer(graph: Graph) -> None:
+    assert width_ratio(graph) <= 1.75
+
+
+def _realistic(n: int) -> str:
+    from bench.programs import realistic
+
+    return realistic(n)
+
+
+# (program, the most columns per node of the widest layer); the layout before the centre
+# pull (app/trace/placement.py, COMPACT) drew these 4.98, 1.39, 2.24, 3.86, 4.08 and 1.0.
+WIDE: dict[str, tuple[Callable[[], str], float]] = {
+    "sum-of-16": (lambda: term_sum(16), 1.5),
+    "network-7": (lambda: scalar_network(7), 1.15),
+    "network-12": (lambda: scalar_network(12), 1.2),
+    "mlp-by-hand": (lambda: NETWORKS["mlp-by-hand"], 1.6),
+    "sequential-penalty": (lambda: NETWORKS["sequential-penalty"], 3.0),
+    "realistic-300": (lambda: _realistic(300), 1.0),     # the quick layout: rows side by side
+}
+
+
+@pytest.mark.parametrize("name", list(WIDE))
+def test_a_wide_graph_is_not_drawn_as_a_staircase(name: str) -> None:
+    make, bound = WIDE[name]
+    graph = only_graph(make())
+    assert width_ratio(graph) <= bound
+
+
+@pytest.mark.parametrize("hidden", [7, 12])
+def test_a_wide_network_keeps_edges_and_nodes_apart(hidden: int) -> None:
+    """The compacted drawing of the wide networks keeps the preset invariants."""
+    graph = only_graph(scalar_network(hidden))
+    test_edges_point_down_and_nodes_do_not_overlap(graph)
+    test_no_edge_crosses_another(graph)
+    test_no_edge_runs_through_a_node(graph)

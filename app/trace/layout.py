@@ -5,9 +5,11 @@ it (longest path), so every edge points downwards. An edge that skips layers get
 placeholder ("dummy") in each layer it crosses, so that it keeps a lane of its own. The
 order within each layer comes from barycentre sweeps plus adjacent swaps, keeping the
 order with the fewest crossings; then each layer is placed as close as possible to its
-neighbours (weighted least squares with minimum gaps, solved by pool-adjacent-violators).
-All of it is iterative, so deep graphs work. The order is app/trace/layered.py's, the
-coordinates app/trace/placement.py's; this module decides which to use and caches them.
+neighbours (weighted least squares with minimum gaps, solved by pool-adjacent-violators),
+each node also pulled a little towards the drawing's centre so that a long sum is not drawn
+as a staircase wider than any of its layers (placement.COMPACT). All of it is iterative,
+so deep graphs work. The order is app/trace/layered.py's, the coordinates
+app/trace/placement.py's; this module decides which to use and caches them.
 
 A network's layers are bands (app/trace/bands.py): each module, or each `x @ W + b` outside
 any, gets rows of its own, and its nodes stay side by side in every row they share with

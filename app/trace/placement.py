@@ -20,34 +20,55 @@ DUMMY_WEIGHT: Final = 2.0        # while settling, a long edge bends a little
 REPAIR_ROUNDS: Final = 40
 REPAIR_STEP: Final = 0.6
 PINNED: Final = 200.0            # at the end, it stays where it is drawn
+COMPACT: Final = 0.1            # each node's pull to the drawing's centre, against its edges'
 BAND_GAP: Final = 0.3            # columns added between neighbours of different bands
 
 
 class Placed(Layered):
     """A layered graph that places its ordered rows."""
 
-
     def place(self, rows: list[list[int]]) -> dict[int, float]:
+        """Settle, then keep every long edge's lane where its curve is drawn, then repair.
+
+        Throughout, each real node is also pulled a little (COMPACT, as if by one more edge
+        of that weight) towards the mean x of the real nodes. Without it a
+        chain of additions draws as a staircase: each `+` one layer deeper and each other
+        operand's subtree in columns of its own, so that the drawing grows by a subtree's
+        width per term while no layer is that wide. The pull shears the staircase upright
+        and lets subtrees of different layers share columns; the order, the gaps within a layer
+        and the lanes of long edges are kept as before (and the repair still runs last).
+        """
         x = {i: float(k) for row in rows for k, i in enumerate(row)}
+        real = [i for row in rows for i in row if i not in self.dummy]
         small = len(self.layer) <= TRANSPOSE_LIMIT
         settle, final = (PLACEMENT_ROUNDS, FINAL_ROUNDS) if small else (8, 4)
         for round_ in range(settle):                      # settle towards the neighbours
             downwards = round_ % 2 == 0
+            centre = self._centre(x, real)
             for row in (rows if downwards else rows[::-1]):
-                self._place_row(row, x, self._pull(round_, downwards), exact=False)
+                self._place_row(row, x, self._pull(round_, downwards), False, centre)
         for _ in range(final):            # leaves under parents, parents over children,
-            for row in rows:              # every long edge's lane kept where it is drawn
-                self._place_row(row, x, lambda i: [] if self.down[i] else self.up[i])
-            for row in rows[::-1]:
-                self._place_row(row, x, lambda i: self.down[i])
-        for _ in range(final):            # then only make room where a lane moved
-            before = dict(x)
+            centre = self._centre(x, real)      # every long edge's lane kept where it is drawn
             for row in rows:
-                self._place_row(row, x, lambda i: [])
+                self._place_row(row, x, lambda i: [] if self.down[i] else self.up[i], True,
+                                centre)
+            for row in rows[::-1]:
+                self._place_row(row, x, lambda i: self.down[i], True, centre)
+        for _ in range(final):            # then only make room where a lane moved
+            before, centre = dict(x), self._centre(x, real)
+            for row in rows:
+                self._place_row(row, x, lambda i: [], True, centre)
             if max(abs(x[i] - before[i]) for i in x) < 1e-6:
                 break
         self._repair(rows, x)
         return x
+
+    def _centre(self, x: dict[int, float], real: list[int]) -> float:
+        """The mean x of the real nodes: where `place` pulls every node towards."""
+        total = 0.0
+        for i in real:
+            total += x[i]
+        return total / len(real) if real else 0.0
 
     def _repair(self, rows: list[list[int]], x: dict[int, float]) -> None:
         """Where a long edge's curve still runs through a node, move the edge's ends and the
@@ -90,7 +111,13 @@ class Placed(Layered):
         return lambda i: (self.up[i] if downwards else self.down[i]) or self.up[i] + self.down[i]
 
     def _place_row(self, row: list[int], x: dict[int, float],
-                   near: Callable[[int], list[int]], exact: bool = True) -> None:
+                   near: Callable[[int], list[int]], exact: bool = True,
+                   centre: float | None = None) -> None:
+        """Place one row: each node as near as the gaps allow to the mean of its `near`
+        neighbours (and, given a `centre`, to it with weight COMPACT), each dummy on its
+        edge's lane."""
+        pull = 0.0 if centre is None else COMPACT
+        middle = 0.0 if centre is None else centre
         desired, weights, extents, bands = [], [], [], []
         for i in row:
             bands.append(None if self.groups is None or i in self.dummy else self.groups[i])
@@ -101,7 +128,9 @@ class Placed(Layered):
                 weights.append(PINNED if exact else DUMMY_WEIGHT)
             else:
                 js = near(i)
-                desired.append(sum(x[j] for j in js) / len(js) if js else x[i])
+                total = sum(x[j] for j in js) if js else x[i]
+                count = len(js) if js else 1
+                desired.append((total + pull * middle) / (count + pull))
                 extents.append((REAL_HALF, REAL_HALF))
                 weights.append(1.0)
         gaps = [a[1] + b[0] for a, b in itertools.pairwise(extents)]
