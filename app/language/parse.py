@@ -16,6 +16,7 @@ import ast
 import keyword
 import re
 import threading
+import warnings
 
 from app.language import messages
 from app.language.export import leaf_expansion
@@ -122,12 +123,21 @@ def unsupported(node: ast.AST | Span, message: str, limit: bool = False) -> Sour
 _PARSER_LOCK = threading.Lock()
 
 
+def _ast_parse(source: str) -> ast.Module:
+    """ast.parse under the lock, the warnings it gives about the program's text dropped
+    (`1if x`, an invalid escape such as a backslash-d in a string): they would be lines on
+    the server's stderr, outside its JSON logs, one for every line a client cares to send."""
+    with _PARSER_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(source, mode="exec")
+
+
 def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
     """Parse and check a program; raises SourceError for anything outside the language."""
     _check_size(source, limits)
     try:
-        with _PARSER_LOCK:
-            tree = ast.parse(source, mode="exec")
+        tree = _ast_parse(source)
     except SyntaxError as e:
         named = _invalid_name(e)
         if named is not None:
@@ -164,8 +174,7 @@ def _too_deep(source: str) -> tuple[int, int]:
     deep on its own, at its first non-blank column; else the start of the program."""
     for number, text in enumerate(source.splitlines(), start=1):
         try:
-            with _PARSER_LOCK:
-                ast.parse(text.strip())
+            _ast_parse(text.strip())
         except (RecursionError, MemoryError):
             return number, len(text) - len(text.lstrip()) + 1
         except SyntaxError:
