@@ -1,6 +1,7 @@
 """Page benchmark: first-load transfer size, Run → the first frame (step 0: the graph and
 its dependency counts), and frames per second on a ~300-node graph while it plays and while
-it is stepped by key (the view following the running node); the same for a network (a
+it is stepped by key (the view following the running node, with the page's paint time
+per step and the local-derivative requests the steps made); the same for a network (a
 36-node nn.Sequential with a weight penalty: bands, heatmaps, the views loaded on demand).
 It drives Debian's Chromium (never a downloaded browser) against the real server on a free
 loopback port, and prints; it asserts nothing.
@@ -117,30 +118,51 @@ def run_to_first_frame(browser: Any, base: str, source: str) -> float:
 STEP_EVERY_MS = 100
 
 
-def fps_while_stepping(browser: Any, base: str, source: str) -> tuple[float, float]:
+def fps_while_stepping(browser: Any, base: str,
+                       source: str) -> tuple[float, float, float, int, int]:
     """Frames per second over FPS_SECONDS of pressing → every STEP_EVERY_MS ms (the view
-    pans to each running node that is out of sight), and the longest frame in ms."""
+    pans to each running node that is out of sight) with every panel loaded (the local
+    derivative, the timeline, the call path), the longest frame in ms, the median of the
+    page's paint() per step in ms (its `paint` measures), the steps, and the
+    /api/derivative requests they made."""
     page = browser.new_page(viewport={"width": 1440, "height": 900})
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/api/derivative")
+            else None)
     page.goto(link(base, source))
     page.wait_for_selector("body[data-run='done']")
     page.wait_for_selector("svg#graph .node")
+    page.wait_for_selector("body[data-derivative='ready'][data-lenses='ready']")
     page.locator("#stage").focus()
-    frames = page.evaluate("""([seconds, every]) => new Promise((resolve) => {
+    page.wait_for_timeout(300)
+    asked.clear()
+    frames, paints, steps = page.evaluate("""([seconds, every]) => new Promise((resolve) => {
         const times = [];
         const start = performance.now();
         const press = { key: 'ArrowRight', bubbles: true };
-        const key = () => document.dispatchEvent(new KeyboardEvent('keydown', press));
+        let steps = 0;
+        const key = () => {
+            document.dispatchEvent(new KeyboardEvent('keydown', press));
+            steps += 1;
+        };
+        performance.clearMeasures('paint');
         const timer = setInterval(key, every);
         function tick(now) {
             times.push(now);
             if (now - start < seconds * 1000) requestAnimationFrame(tick);
-            else { clearInterval(timer); resolve(times); }
+            else {
+                clearInterval(timer);
+                resolve([times, performance.getEntriesByName('paint').map((e) => e.duration),
+                         steps]);
+            }
         }
         requestAnimationFrame(tick);
     })""", [FPS_SECONDS, STEP_EVERY_MS])
+    page.wait_for_timeout(500)                   # the request for where the steps stopped
     page.close()
     gaps = [b - a for a, b in itertools.pairwise(frames)]
-    return (len(frames) - 1) / ((frames[-1] - frames[0]) / 1000), max(gaps)
+    return ((len(frames) - 1) / ((frames[-1] - frames[0]) / 1000), max(gaps),
+            statistics.median(paints) if paints else 0.0, steps, len(asked))
 
 
 def fps_while_animating(browser: Any, base: str, source: str,
@@ -196,11 +218,13 @@ def main() -> None:
         print(f"  animating {nodes} nodes at 4×: {fps:.0f} frames/s over {FPS_SECONDS:.0f} s, "
               f"longest frame {worst:.0f} ms; the same page standing still: {idle:.0f} "
               f"frames/s (this browser's ceiling here)")
-        stepping, worst = fps_while_stepping(browser, base, big)
-        print(f"  stepping {nodes} nodes by key every {STEP_EVERY_MS} ms, the view following: "
-              f"{stepping:.0f} frames/s, longest frame {worst:.0f} ms")
+        stepping, worst, paint, steps, asked = fps_while_stepping(browser, base, big)
+        print(f"  stepping {nodes} nodes by key every {STEP_EVERY_MS} ms, the view following, "
+              f"every panel on: {stepping:.0f} frames/s, longest frame {worst:.0f} ms; the "
+              f"page's paint per step: median {paint:.1f} ms; {asked} /api/derivative "
+              f"requests for {steps} steps")
         fps, nodes, worst = fps_while_animating(browser, base, NETWORK)
-        stepping, worst_step = fps_while_stepping(browser, base, NETWORK)
+        stepping, worst_step, _, _, _ = fps_while_stepping(browser, base, NETWORK)
         print(f"  a {nodes}-node network at 4×: {fps:.0f} frames/s, longest frame {worst:.0f} ms; "
               f"stepped by key: {stepping:.0f} frames/s, longest frame {worst_step:.0f} ms")
         browser.close()

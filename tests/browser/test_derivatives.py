@@ -12,7 +12,7 @@ import pytest
 from app.trace import run_source
 from app.trace.derivatives import derivative
 
-from .conftest import Watch, new_page, program_url, wait_done
+from .conftest import Watch, counter, new_page, program_url, wait_done
 from .test_accessibility import violations
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -139,3 +139,60 @@ def test_a_sum_of_products_node(page: Any, server_url: str, name: str) -> None:
         " data.outgoing`)].some((n) => Number(n.getAttribute('value')) === v)",
         arg=[last.edge, last.outgoing])
     expect(panel.locator("p.sub", has_text="one-hot gradient")).to_have_count(1)
+
+
+# Twelve one-input functions in a row: every pop from 1 to 12 is a node the panel explains.
+CHAIN = "x = 0.3\nh0 = torch.sin(x)\n" + "".join(
+    f"h{i} = torch.{f}(h{i - 1})\n" for i, f in enumerate(
+        ["cos", "tanh", "sigmoid", "exp", "sin", "tanh", "cos", "sigmoid", "sin", "tanh", "exp"],
+        start=1)) + "loss = h11\n"
+
+
+def test_stepping_fast_asks_only_where_the_student_stops(page: Any, server_url: str) -> None:
+    """Ten steps in quick succession (a key every 60 ms) with the panel following the
+    running node: a few /api/derivative requests (on a quiet machine two: the first step's,
+    asked at once, and the last one's, once the steps stop), not one per node passed over;
+    the answer that arrives redraws the panel alone (no page paint), and it is the last
+    step's node with the server's numbers."""
+    steps = run_source(CHAIN).passes[0].steps
+    assert all(s["name"] in {"SinBackward0", "CosBackward0", "TanhBackward0",
+                             "SigmoidBackward0", "ExpBackward0"} for s in steps[:12])
+    page.goto(program_url(server_url, CHAIN, step=1))
+    wait_done(page)
+    panel = page.locator("#derivative")
+    expect(panel.locator(".derivative-what")).to_contain_text(f"{steps[0]['name']} ·")
+    page.wait_for_selector("body[data-lenses='ready']")    # no late view repaints the page
+    asked: list[int] = []
+    page.on("request", lambda r: asked.append(r.post_data_json["node"])
+            if r.url.endswith("/api/derivative") else None)
+    page.locator("#stage").focus()
+    page.evaluate("""() => new Promise((resolve) => {
+        let n = 0;
+        const timer = setInterval(() => {      // a key every 60 ms: each step is painted
+            const key = { key: 'ArrowRight', bubbles: true };
+            document.dispatchEvent(new KeyboardEvent('keydown', key));
+            n += 1;
+            if (n === 10) { clearInterval(timer); resolve(); }
+        }, 60);
+    })""")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert counter(page).startswith("step 11 ")
+    page.evaluate("() => performance.clearMeasures('paint')")
+    last = steps[10]
+    d = derivative(CHAIN, 0, last["node"], 0)
+    assert d.plot is not None
+    page.wait_for_function("x => Number(document.querySelector('#derivative figcaption data.x')"
+                           "?.getAttribute('value')) === x", arg=d.plot.x)
+    expect(panel.locator(".derivative-what")).to_contain_text(f"{last['name']} ·")
+    assert numbers(page, "#derivative figcaption data") == [d.plot.x, d.plot.slope, d.plot.y]
+    # Two on a quiet machine; a loaded one that paints the steps 250 ms apart asks for
+    # those it stood on. One request per step (ten) is what it must not do.
+    assert asked and asked[-1] == last["node"] and len(asked) <= 4, asked
+    assert page.evaluate("() => performance.getEntriesByName('paint').length") == 0
+    # Stepping back to a node already answered asks nothing more: the answer is kept.
+    made = len(asked)
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    expect(panel.locator(".derivative-what")).to_contain_text(f"{steps[0]['name']} ·")
+    page.wait_for_timeout(400)
+    assert len(asked) == made, asked

@@ -93,6 +93,37 @@ def test_call_path_for_backward_lights_up_step_by_step(lab: Any) -> None:
         f"backward() at line 4, pop {steps} of {steps}"
 
 
+def test_a_step_touches_only_the_call_path_boxes_that_change(lab: Any) -> None:
+    """Stepping keeps the path's boxes (the same elements; only the boxes whose state
+    changes are touched, and the caption): the path is built once per pass, not per step."""
+    steps = len(run_source(NEURON).passes[0].steps)
+    open_at(lab, NEURON, step=1)
+    lab.evaluate("""() => {
+        window.boxesAtStep1 = [...document.querySelectorAll('#callpath .cp-box')];
+        window.touched = new Set();
+        new MutationObserver((records) => records.forEach((r) => window.touched.add(
+            r.type === 'attributes' ? r.target.closest('.cp-box').dataset.phase : 'rebuilt')))
+            .observe(document.querySelector('#callpath .cp-body'),
+                     { subtree: true, childList: true, attributes: true });
+    }""")
+    classes = "() => Object.fromEntries([...document.querySelectorAll('#callpath .cp-box')]" \
+              ".map((b) => [b.dataset.phase, b.className]))"
+    for key, caption in (("ArrowRight", "pop 2 "), ("End", f"pop {steps} of {steps}")):
+        before = lab.evaluate(classes)
+        lab.evaluate("() => window.touched.clear()")
+        lab.keyboard.press(key)
+        lab.wait_for_function("c => document.querySelector('#callpath .cp-now').textContent"
+                              ".includes(c)", arg=caption)
+        lab.evaluate("() => new Promise((r) => requestAnimationFrame("
+                     "() => requestAnimationFrame(r)))")
+        after = lab.evaluate(classes)
+        assert lab.evaluate("() => [...document.querySelectorAll('#callpath .cp-box')]"
+                            ".every((b, i) => b === window.boxesAtStep1[i])")
+        changed = {phase for phase in after if after[phase] != before[phase]}
+        assert set(lab.evaluate("() => [...window.touched]")) == changed
+    assert ".grad" in current(lab, "#callpath .cp-box.is-current")
+
+
 def test_call_path_for_grad_takes_its_own_branch(lab: Any) -> None:
     open_at(lab, GRAD)
     boxes = lab.locator("#callpath .cp-box").evaluate_all("els => els.map((e) => e.dataset.phase)")

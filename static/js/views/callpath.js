@@ -23,7 +23,7 @@ const LABELS = {
   returned: 'gradients returned',
 };
 const ORDER = Object.keys(LABELS);
-const seen = new WeakMap();       // root → what it shows, so an unchanged path is not redrawn
+const seen = new WeakMap();       // root → the boxes it shows and each one's state
 const PER_POP = new Set(['ready_queue', 'evaluate_function', 'hooks', 'release_variables']);
 
 function el(name, attrs = {}, parent = null, text = null) {
@@ -65,34 +65,51 @@ export function render(root, state) {
   const run = state.run;
   const frame = frameAt(run, shownStep(state));
   const { phases, failed } = shownPhases(run, frame);
-  root.hidden = !(run.callpath ?? []).length;
-  if (root.hidden) return;
+  const hidden = !(run.callpath ?? []).length;
+  if (root.hidden !== hidden) root.hidden = hidden;
+  if (hidden) return;
   const total = frame.pass?.steps.length ?? 0;
   const after = frame.end || frame.optimizer !== null;
   const s = failed ? 0 : after ? total : frame.j + 1;
   const states = phases.map((phase) => (failed ? (phase.status === 'error' ? 'error' : 'lit')
     : stateOf(phase, s, frame, total)));
-  const key = states.join();
-  const drawn = seen.get(root);
-  if (drawn && drawn.phases === phases.length && drawn.run === run && drawn.pass === frame.passIndex
-      && drawn.key === key && drawn.s === s) return;
-  seen.set(root, { run, pass: frame.passIndex, key, s, phases: phases.length });
-  const list = el('ol', { class: 'cp-path' });
-  phases.forEach((phase, i) => {
-    const st = states[i];
-    const li = el('li', { class: `cp-box is-${st}`, 'data-phase': phase.phase }, list);
+  let drawn = seen.get(root);
+  if (!drawn || drawn.run !== run || drawn.pass !== frame.passIndex || drawn.phases !== phases.length
+      || drawn.failed !== failed) {
+    drawn = { run, pass: frame.passIndex, phases: phases.length, failed, boxes: draw(root, phases), states: [] };
+    seen.set(root, drawn);
+  }
+  // A step changes the state of a box or two: only those are touched (a page repaints on
+  // every step, and the path used to be built anew each time).
+  states.forEach((st, i) => {
+    if (drawn.states[i] === st) return;
+    const li = drawn.boxes[i];
+    if (drawn.states[i]) li.classList.remove(`is-${drawn.states[i]}`);
+    li.classList.add(`is-${st}`);
     if (st === 'current' || st === 'error') li.setAttribute('aria-current', 'step');
-    const [file, fn] = phase.source.replace('/source/', '').split('#');
-    const a = el('a', { class: 'cp-link', href: phase.source, target: '_blank', rel: 'noopener',
-                        title: `The lab's engine: ${file}, ${fn}()` }, li);
-    el('span', { class: 'cp-name' }, a, LABELS[phase.phase] ?? phase.phase);
-    el('span', { class: 'cp-code' }, a, `${file.replace('engine/', '')} · ${fn}`);
-    el('span', { class: 'cp-detail' }, li, phase.detail);
+    else li.removeAttribute('aria-current');
+    drawn.states[i] = st;
   });
   const head = failed ? 'The call raised before the engine ran:' : frame.pass
     ? `${frame.pass.kind === 'grad' ? 'autograd.grad' : 'backward()'} at line ${frame.pass.line}, ${s === 0 ? 'before the first pop' : `pop ${Math.min(s, total)} of ${total}`}`
     : '';
   const caption = root.querySelector('.cp-now');
   if (caption.textContent !== head) caption.textContent = head;
+}
+
+/** The boxes of one pass's path (or a failed call's), each linking to its engine code. */
+function draw(root, phases) {
+  const list = el('ol', { class: 'cp-path' });
+  const boxes = phases.map((phase) => {
+    const li = el('li', { class: 'cp-box', 'data-phase': phase.phase }, list);
+    const [file, fn] = phase.source.replace('/source/', '').split('#');
+    const a = el('a', { class: 'cp-link', href: phase.source, target: '_blank', rel: 'noopener',
+                        title: `The lab's engine: ${file}, ${fn}()` }, li);
+    el('span', { class: 'cp-name' }, a, LABELS[phase.phase] ?? phase.phase);
+    el('span', { class: 'cp-code' }, a, `${file.replace('engine/', '')} · ${fn}`);
+    el('span', { class: 'cp-detail' }, li, phase.detail);
+    return li;
+  });
   root.querySelector('.cp-body').replaceChildren(list);
+  return boxes;
 }

@@ -76,11 +76,11 @@ export function render(root, state) {
   lastRoot = root;
   const run = state.run;
   const frame = frameAt(run, shownStep(state));
-  const events = (run.profile ?? []).filter((e) => e.pass === frame.passIndex);
-  root.hidden = !(run.profile ?? []).length;
-  if (root.hidden) return;
+  const hidden = !(run.profile ?? []).length;
+  if (root.hidden !== hidden) root.hidden = hidden;
+  if (hidden) return;
   if (drawn.run !== run || drawn.pass !== frame.passIndex) {
-    draw(root, events, frame);
+    draw(root, run.profile.filter((e) => e.pass === frame.passIndex), frame);
     drawn = { run, pass: frame.passIndex };
     paintLink();                  // new elements on this side (the graph keeps its marks)
   }
