@@ -1,6 +1,6 @@
 """A small autograd engine that records and runs backward exactly as PyTorch 2.13 does.
 
-Read it in this order: dtypes, tensor, node, functions/, accumulate_grad, ready_queue,
+Read it in this order: dtypes, tensor, node, functions/, views, accumulate_grad, ready_queue,
 input_buffer, graph_task, backward; then hooks, custom_function, nn and optim. It imports
 nothing from the app and reports only through the events in `events`.
 """

@@ -63,7 +63,8 @@ def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
 
             ctx.hook_calls.append(HookCall("post_accumulate", leaf.name or "leaf",
                                            leaf.grad.data.copy(), None, False))
-        if returned is not None:
+        # _call_hooks: a hook that returns its argument itself counts as returning None
+        if returned is not None and returned is not leaf:
             from engine import errors
 
             if not isinstance(returned, Tensor):

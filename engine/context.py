@@ -8,10 +8,23 @@ two concurrent requests can never see each other's numbers or modes.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from typing import Any, Final
 
 UINT64_MAX: Final = 2**64 - 1
+FRESH_SEED_BITS: Final = 53
+
+
+def fresh_seed() -> int:
+    """A seed as a fresh PyTorch process draws one for its default generator, from
+    /dev/urandom (readURandomLong, c10/core/GeneratorImpl.cpp), but of 53 bits where
+    PyTorch's has 64: a trace carries its seed to the page as a JSON number, which a
+    browser reads as a double, and the page sends it back to run the program again (the
+    derivative view, a resumed stream). No program can tell a random 53-bit seed from a
+    random 64-bit one."""
+    return int.from_bytes(os.urandom(8), sys.byteorder) >> (64 - FRESH_SEED_BITS)
 
 
 class NodeLimitExceeded(Exception):
@@ -104,7 +117,7 @@ class AutogradContext:
             if self.replay_seed is not None:
                 self._generator = Generator(self.replay_seed)
             else:
-                self._generator = Generator.fresh()
+                self._generator = Generator(fresh_seed())
             self.fresh_seed = self._generator.initial_seed()
         return self._generator
 

@@ -24,6 +24,7 @@ from engine.context import UINT64_MAX
 from engine.errors import TorchError
 from engine.node import InputMetadata, Node, SavedVariable, gradient_edge
 from engine.tensor import Tensor
+from engine.views import IN_CUSTOM_FUNCTION, make_view, set_grad_fn
 
 Forward = Callable[["FunctionNode", list[Any]], Any]
 Backward = Callable[["FunctionNode", list[Tensor]], Any]
@@ -129,12 +130,20 @@ def apply(ctx_run: Any, function: str, args: list[Any], forward: Forward,
             if differentiable and out.requires_grad and out.grad_fn is None:
                 raise TorchError("RuntimeError", errors.LEAF_MARKED_DIRTY)
         elif any(out is a for a in args):           # an input returned: a new alias
-            out = Tensor(out.data, out.ctx, base=out)
+            source, out = out, Tensor(out.data, out.ctx)        # (`view_as`, under no_grad)
+            mode, ctx_run.grad_mode = ctx_run.grad_mode, False
+            make_view(out, source)
+            ctx_run.grad_mode = mode
         metadata.append(InputMetadata(out.shape, out.dtype))
         if differentiable and out.is_floating_point and not non_differentiable:
-            out.grad_fn = node
-            out.output_nr = i
-            out.requires_grad = True
+            if any(out is d for d in node.dirty):   # rebase_history: a retain_grad() moves
+                set_grad_fn(out, node, i)
+            else:
+                out.grad_fn = node
+                out.output_nr = i
+                out.requires_grad = True
+            if out.base is not None:                # a view it returned (_wrap_outputs)
+                out.creation_meta = IN_CUSTOM_FUNCTION
         wrapped.append(out)
     node.input_metadata = metadata
     if differentiable:

@@ -252,8 +252,11 @@ def gradient_edge(t: Tensor | None) -> Edge | None:
     """Where t's gradient goes: its grad_fn, its AccumulateGrad if a leaf, else nowhere."""
     if t is None or not t.requires_grad:
         return None
-    if t.grad_fn is not None:
-        return Edge(t.grad_fn, t.output_nr)
+    node = t.grad_fn
+    if node is not None:
+        return Edge(node, t.output_nr)
+    if not t._requires_grad:        # a view made under no_grad of a base that requires grad
+        return None
     return Edge(t.grad_accumulator())
 
 

@@ -14,8 +14,6 @@ ARM, and bernoulli_(p) on Intel CPUs (MKL) draw the same uniforms but give other
 from __future__ import annotations
 
 import math
-import os
-import sys
 from typing import Final
 
 import numpy as np
@@ -35,19 +33,6 @@ Array = npt.NDArray[np.generic]
 Floats = npt.NDArray[np.floating]
 
 
-FRESH_SEED_BITS = 53
-
-
-def fresh_seed() -> int:
-    """A seed as a fresh PyTorch process draws one for its default generator, from
-    /dev/urandom (readURandomLong, c10/core/GeneratorImpl.cpp), but of 53 bits where
-    PyTorch's has 64: a trace carries its seed to the page as a JSON number, which a
-    browser reads as a double, and the page sends it back to run the program again (the
-    derivative view, a resumed stream). No program can tell a random 53-bit seed from a
-    random 64-bit one."""
-    return int.from_bytes(os.urandom(8), sys.byteorder) >> (64 - FRESH_SEED_BITS)
-
-
 class Generator:
     """at::CPUGeneratorImpl (ATen/CPUGeneratorImpl.cpp): an mt19937 and the cached Box-Muller
     sample. numpy's MT19937 is the same engine, seeded here as PyTorch seeds it."""
@@ -58,12 +43,6 @@ class Generator:
         self.next_double_normal_sample: float | None = None
         self.next_float_normal_sample: float | None = None
         self.manual_seed(seed)
-
-    @classmethod
-    def fresh(cls) -> Generator:
-        """Seeded as a fresh PyTorch process seeds its default generator: with 8 bytes of
-        /dev/urandom (readURandomLong, c10/core/GeneratorImpl.cpp). `initial_seed()` tells it."""
-        return cls(fresh_seed())
 
     def manual_seed(self, seed: int) -> Generator:
         """torch.manual_seed: any int in [-2**63, 2**64); a negative one is the uint64 with its

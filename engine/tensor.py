@@ -11,6 +11,8 @@ views of it for view ops), so an in-place write through any of them is seen by a
 tensor also has a version counter, bumped by every in-place op: `detach()` and views
 share their source's counter, `.data` gets a new one. A node that saves a tensor records
 its version, and raises PyTorch's error when backward finds it changed.
+
+Views: see engine/views.py.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import dtypes, errors, op_errors
+from engine import dtypes, errors
 from engine.dtypes import DType
 
 if TYPE_CHECKING:
@@ -45,10 +47,10 @@ class VersionCounter:
 class Tensor:
     """A tensor of one program run."""
 
-    __slots__ = ("data", "dtype", "ctx", "requires_grad", "grad_fn", "output_nr", "grad",
+    __slots__ = ("data", "dtype", "ctx", "_requires_grad", "_grad_fn", "output_nr", "grad",
                  "name", "is_wrapped_number", "version_counter", "base", "is_inference",
                  "is_parameter", "hooks", "post_accumulate_hooks", "retains_grad",
-                 "_grad_accumulator", "untracked")
+                 "_grad_accumulator", "untracked", "attr_version", "creation_meta")
 
     def __init__(self, data: np.ndarray, ctx: AutogradContext, *, requires_grad: bool = False,
                  grad_fn: Node | None = None, output_nr: int = 0,
@@ -56,15 +58,17 @@ class Tensor:
         self.data = data
         self.dtype: DType = dtypes.from_numpy(data.dtype)
         self.ctx = ctx
-        self.grad_fn = grad_fn
-        self.output_nr = output_nr
-        self.requires_grad = requires_grad or grad_fn is not None
-        self.grad: Tensor | None = None
-        self.name: str | None = None       # the variable a grad-requiring leaf was named by
-        self.is_wrapped_number = is_wrapped_number
         self.base = base                   # the tensor this one is a view of
         self.version_counter: VersionCounter = (base.version_counter if base is not None
                                                 else VersionCounter())
+        self.creation_meta = DEFAULT          # (engine/views.py)
+        self._grad_fn = grad_fn
+        self.attr_version = self.version_counter.version
+        self.output_nr = output_nr
+        self._requires_grad = requires_grad or grad_fn is not None
+        self.grad: Tensor | None = None
+        self.name: str | None = None       # the variable a grad-requiring leaf was named by
+        self.is_wrapped_number = is_wrapped_number
         self.is_inference = ctx.inference_mode
         self.is_parameter = False
         self.hooks: list[Hook] = []        # a leaf's tensor hooks (a non-leaf's are on grad_fn)
@@ -76,7 +80,38 @@ class Tensor:
         # the views show it.
         self.untracked: str | None = None
 
-    # -- what a tensor is --------------------------------------------------------------
+    # -- history ------------------------------------------------------------------------
+    @property
+    def grad_fn(self) -> Node | None:
+        """`grad_fn()`: for a view whose base changed in place since, a regenerated node
+        (engine/views.py); this read can record a node."""
+        base = self.base
+        if base is None or self.attr_version == self.version_counter.version:
+            return self._grad_fn
+        if self._grad_fn is None and not base.requires_grad:
+            return None
+        return regenerate_view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node: Node | None) -> None:
+        self._grad_fn = node
+        self.attr_version = self.version_counter.version      # set_gradient_edge
+
+    @property
+    def stored_grad_fn(self) -> Node | None:
+        """The grad_fn as last set, never regenerated: what the lab's own bookkeeping
+        (naming leaves and nodes after a statement) reads, so as to record nothing."""
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        """Its own flag or history, or (a view) its base's (engine/views.py)."""
+        return self._requires_grad or (self.base is not None and self.base.requires_grad)
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self._requires_grad = flag
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
@@ -222,54 +257,6 @@ def tensor(data: Any, ctx: AutogradContext, *, dtype: DType | None = None,
     return out
 
 
-def infer_dtype(flat: list[Any]) -> DType:
-    """torch infers the default float dtype from any float (and for an empty list), int64
-    from integers, bool only when every value is a bool."""
-    if not flat:
-        return dtypes.DEFAULT_FLOAT
-    if any(isinstance(v, float) for v in flat):
-        return dtypes.DEFAULT_FLOAT
-    if all(isinstance(v, bool) for v in flat):
-        return dtypes.bool_
-    return dtypes.int64
-
-
-def shape_and_values(data: Any) -> tuple[tuple[int, ...], list[Any]]:
-    """The shape of nested lists and their numbers in row-major order, checked as torch
-    checks them: the shape comes from the first elements, then every part must fit it.
-    0-d tensors inside the lists count as their one number."""
-    shape: list[int] = []
-    first = data
-    while isinstance(first, (list, tuple)):
-        shape.append(len(first))
-        if not first:
-            break
-        first = first[0]
-    flat: list[Any] = []
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:                                   # no recursion: deep lists are fine
-        x, dim = stack.pop()
-        if dim == len(shape):
-            if isinstance(x, (list, tuple)):
-                raise errors.TorchError("TypeError", op_errors.NUMBER_NOT_LIST)
-            flat.append(_scalar(x))
-            continue
-        if not isinstance(x, (list, tuple)):
-            raise errors.TorchError("TypeError", op_errors.NOT_A_SEQUENCE)
-        if len(x) != shape[dim]:
-            raise op_errors.ragged(shape[dim], dim, len(x))
-        stack.extend((item, dim + 1) for item in reversed(x))
-    return tuple(shape), flat
-
-
-def _scalar(x: Any) -> Any:
-    if isinstance(x, Tensor):
-        if x.numel() != 1:
-            raise errors.TorchError("ValueError", op_errors.ONLY_ONE_ELEMENT_TENSORS)
-        return x.item()
-    if isinstance(x, (bool, int, float)):
-        return x
-    raise errors.TorchError("TypeError", f"must be real number, not {type(x).__name__}")
-
-
 from engine import functions  # noqa: E402  (operators need the op table; it needs Tensor)
+from engine.tensor_data import infer_dtype, shape_and_values  # noqa: E402
+from engine.views import DEFAULT, regenerate_view_grad_fn  # noqa: E402

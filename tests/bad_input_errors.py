@@ -35,7 +35,7 @@ ERRORS = [
     raises("keyword-only-given-positionally", T + "def f(*, k):\n    return k\nf(1)\n",
            "TypeError", 4, 1, "f() takes 0 positional arguments but 1 was given"),
     raises("star-of-an-int", T + "def f(x):\n    return x * 2\nv = f(*5)\n", "TypeError", 4, 5,
-           "__main__.f() argument after * must be an iterable, not int"),
+           "f() argument after * must be an iterable, not int"),
     raises("len-of-an-int", T + "n = len(5)\n", "TypeError", 2, 5,
            "object of type 'int' has no len()"),
     raises("list-index", T + "v = [1, 2][5]\n", "IndexError", 2, 5, "list index out of range"),

@@ -150,12 +150,14 @@ def test_the_server_still_serves_after_the_table(clients: Clients) -> None:
 
 def _pytorch_raises(source: str) -> tuple[str, str, int | None] | None:
     """What live PyTorch raises for the program, and on which line of it: the program runs
-    as a script (`__main__`) in a fresh thread. This is the reference, not the lab."""
+    in a fresh thread and, as shared/conformance/record_torch.py runs it, in a namespace
+    without `__name__` (so its functions' module is builtins and Python's messages name
+    them bare: `f() argument after *`). This is the reference, not the lab."""
     box: list[tuple[str, str, int | None] | None] = []
 
     def work() -> None:
         try:
-            exec(compile(source, "<lab program>", "exec"), {"__name__": "__main__"})
+            exec(compile(source, "<lab program>", "exec"), {})
         except Exception as e:  # the program's own error is what is compared
             frames = [f for f in traceback.extract_tb(e.__traceback__)
                       if f.filename == "<lab program>"]

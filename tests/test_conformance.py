@@ -75,6 +75,7 @@ def test_corpora_are_the_published_ones() -> None:
     assert sum(c["id"].startswith("lab-") for c in CASES) >= 500     # the lab's own
     assert sum(c["corpus"] == "tutorials_extra" for c in CASES) >= 280  # tutorial code
     assert sum(c["corpus"] == "autograd_round3" for c in CASES) >= 215  # autograd's corners
+    assert sum(c["corpus"] == "docs_round3" for c in CASES) >= 200  # the reference docs
     assert len({c["id"] for c in CASES}) == len(CASES)
     if SHARED_CHECK.exists():       # the copies are current
         shared = SHARED_CHECK.parent

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from engine import random as rnd
+from engine.context import fresh_seed
 from engine.errors import INT64_OVERFLOW, TorchError
 
 DTYPES = ("float32", "float64")
@@ -129,10 +130,10 @@ def test_reseeding_forgets_the_cached_normal_sample() -> None:
     assert same_bits(rnd.randn(g, (5,)), rnd.randn(rnd.Generator(1), (5,)))
 
 
-def test_a_fresh_generator_tells_its_64_bit_seed() -> None:
-    first, second = rnd.Generator.fresh(), rnd.Generator.fresh()
-    assert first.initial_seed() != second.initial_seed()     # 2**-64 chance of a false alarm
-    assert 0 <= first.initial_seed() < 2**64
+def test_a_fresh_generator_tells_its_53_bit_seed() -> None:
+    first, second = rnd.Generator(fresh_seed()), rnd.Generator(fresh_seed())
+    assert first.initial_seed() != second.initial_seed()     # 2**-53 chance of a false alarm
+    assert 0 <= first.initial_seed() < 2**53
     replay = rnd.Generator(first.initial_seed())
     assert same_bits(rnd.randn(first, (20,)), rnd.randn(replay, (20,)))
 

@@ -76,7 +76,9 @@ def get_attribute(interp: Interpreter, obj: Value, name: str) -> Value:
     if isinstance(obj, RemovableHandle) and name == "remove":
         return BoundMethod(obj, _REMOVE)
     if isinstance(obj, (UserFunction, LambdaFunction, PyType, Builtin)) and name == "__name__":
-        return obj.name if not isinstance(obj, LambdaFunction) else "<lambda>"
+        if isinstance(obj, LambdaFunction):
+            return "<lambda>"
+        return obj.name.rsplit(".", 1)[-1]  # its own name, without its module or class
     getter = getattr(obj, "lab_getattr", None)
     if callable(getter):
         return getter(interp, name)

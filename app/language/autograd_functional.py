@@ -100,6 +100,17 @@ def _unpack(values: Any, to_unpack: tuple[bool, ...]) -> Any:
     return values if to_unpack[0] else values[0]
 
 
+def _outputs_require_grad(outs: tuple[Tensor, ...], strict: bool) -> None:
+    """_check_requires_grad(outputs, "outputs", strict): in strict mode every output must
+    come from the inputs, before any gradient is taken."""
+    for i, out in enumerate(outs):
+        if strict and not out.requires_grad:
+            raise TorchError("RuntimeError", f"Output {i} of the user-provided function does "
+                             "not require gradients. The outputs must be computed in a "
+                             "differentiable manner from the input when running in strict "
+                             "mode.")
+
+
 def jacobian(interp: Interpreter, func: Value, inputs: Value, create_graph: bool = False,
              strict: bool = False) -> Any:
     mode = interp.ctx.grad_mode
@@ -110,6 +121,7 @@ def jacobian(interp: Interpreter, func: Value, inputs: Value, create_graph: bool
         outputs = interp.call(func, list(ins), {})
         is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
                                            "jacobian")
+        _outputs_require_grad(outs, strict)
         result: list[tuple[Tensor, ...]] = []
         for out in outs:
             columns: list[list[Tensor]] = [[] for _ in ins]
@@ -143,6 +155,7 @@ def vjp(interp: Interpreter, func: Value, inputs: Value, v: Value = None,
         outputs = interp.call(func, list(ins), {})
         is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
                                            "vjp")
+        _outputs_require_grad(outs, strict)
         if v is not None:
             _, vs = _as_tuple(v, "v", "vjp")
             vs = _preprocess(vs, create_graph, False)
@@ -207,6 +220,7 @@ def jvp(interp: Interpreter, func: Value, inputs: Value, v: Value = None,
         outputs = interp.call(func, list(ins), {})
         is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
                                            "jvp")
+        _outputs_require_grad(outs, strict)
         grad_outputs = tuple(factories.like(o, 0, requires_grad=True) for o in outs)
         grad_inputs = _autograd_grad(outs, ins, grad_outputs, True)
         grads = _fill_in_zeros(_autograd_grad(_present(grad_inputs), grad_outputs, vs,

@@ -470,7 +470,7 @@ FLOAT = _simple_type("float", float, _float)
 BOOL = _simple_type("bool", bool, _bool)
 STR = _simple_type("str", str, _str)
 LIST = _simple_type("list", list, _list)
-TUPLE = _simple_type("tuple", tuple, _tuple)
+TUPLE = PyType("tuple", lambda v: isinstance(v, (tuple, ReturnTypes)), _tuple)
 DICT = _simple_type("dict", dict, _dict)
 NONE_TYPE = PyType("NoneType", lambda v: v is None, None)
 
@@ -482,6 +482,12 @@ def type_of(value: Value) -> Value:
 
     if isinstance(value, Size):                 # before tuple, whose subclass it is
         return TORCH_MEMBERS["Size"]
+    if isinstance(value, ReturnTypes):          # a tuple's subclass too (a structseq)
+        kind = RETURN_TYPES.get(value.kind)
+        if kind is None:
+            kind = RETURN_TYPES[value.kind] = PyType(f"torch.return_types.{value.kind}",
+                                                     lambda v: False, None)
+        return kind
     for kind in (BOOL, INT, FLOAT, STR, LIST, TUPLE, DICT, NONE_TYPE):
         if kind.check(value) and (kind is not INT or not isinstance(value, bool)):
             return kind
@@ -493,11 +499,11 @@ def type_of(value: Value) -> Value:
         return optimizer_class(value)
     if isinstance(value, DType):
         return DTYPE_TYPE
-    if isinstance(value, ReturnTypes):
-        return PyType(f"torch.return_types.{value.kind}", lambda v: False, None)
     return PyType(type_name(value), lambda v: False, None)
 
 
+# One type object per kind, so that `type(x.max(0)) is type(x.max(1))` as in PyTorch.
+RETURN_TYPES: dict[str, PyType] = {}
 DTYPE_TYPE = PyType("torch.dtype", lambda v: isinstance(v, DType), None)
 
 

@@ -88,13 +88,36 @@ def apply_builtin() -> Builtin:
     return _APPLY
 
 
+_LEGACY = ("Legacy autograd function with non-static forward method is deprecated. Please "
+           "use new-style autograd function with static forward method. (Example: "
+           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+class FunctionInstance:
+    """`Exp(x)`: an instance of a custom Function (PyTorch only warns that it is deprecated,
+    whatever the arguments); calling it is the legacy call, which raises."""
+
+    def __init__(self, cls: FunctionClass) -> None:
+        self.cls = cls
+        self.lab_type_name = cls.name
+
+    def lab_repr(self, addresses: Any) -> str:
+        return f"<{self.cls.name} object at {addresses.of(self)}>"     # module builtins
+
+    def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+        raise TorchError("RuntimeError", _LEGACY)
+
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        from app.language.attributes import get_attribute
+
+        return get_attribute(interp, self.cls, name)   # its methods are the class's
+
+
 def call_object(interp: Interpreter, obj: Value, args: Args, kwargs: Kwargs) -> Value:
-    """Calling anything that is not a function: a Module class or instance."""
+    """Calling anything that is not a function: a Module class or instance, a custom
+    Function's class (which makes an instance)."""
     if isinstance(obj, FunctionClass):
-        raise TorchError("RuntimeError", "Legacy autograd function with non-static forward "
-                         "method is deprecated. Please use new-style autograd function with "
-                         "static forward method. (Example: https://pytorch.org/docs/stable/"
-                         "autograd.html#torch.autograd.Function)")
+        return FunctionInstance(obj)
     call = getattr(obj, "lab_call", None)
     if callable(call):
         kwargs.pop("__text__", None)

@@ -10,7 +10,7 @@ from app.language.torch_api import Impl, function
 from app.language.values import Namespace, Value
 from engine import functions
 from engine.errors import TorchError
-from engine.functions import classification, dims, loss
+from engine.functions import binary_cross_entropy, classification, dims, loss
 from engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def _nll_loss(interp: Interpreter, a: Kwargs) -> Tensor:
 @_f("binary_cross_entropy_with_logits", "input, target, weight=None, size_average=None, "
     "reduce=None, reduction='mean', pos_weight=None")
 def _bce_logits(interp: Interpreter, a: Kwargs) -> Tensor:
-    return classification.binary_cross_entropy_with_logits(
+    return binary_cross_entropy.binary_cross_entropy_with_logits(
         tensor_arg(a["input"], "input", "binary_cross_entropy_with_logits"),
         tensor_arg(a["target"], "target", "binary_cross_entropy_with_logits"), a["weight"],
         _reduction(a), a["pos_weight"])
@@ -176,7 +176,7 @@ def _bce_logits(interp: Interpreter, a: Kwargs) -> Tensor:
 @_f("binary_cross_entropy", "input, target, weight=None, size_average=None, reduce=None, "
     "reduction='mean'")
 def _bce(interp: Interpreter, a: Kwargs) -> Tensor:
-    return classification.binary_cross_entropy(
+    return binary_cross_entropy.binary_cross_entropy(
         tensor_arg(a["input"], "input", "binary_cross_entropy"),
         tensor_arg(a["target"], "target", "binary_cross_entropy"), a["weight"], _reduction(a))
 

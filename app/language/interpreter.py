@@ -465,7 +465,7 @@ class Interpreter:
             value = frame.locals.get(name)
             if isinstance(value, Tensor):
                 self.name_leaf(value, name)
-                node = value.grad_fn
+                node = value.stored_grad_fn       # (reading grad_fn may record a node)
                 if node is not None and node.bound_to is None:
                     node.bound_to = name            # the graph labels the node with it
                 if not value.requires_grad and frame.top:
@@ -478,7 +478,7 @@ class Interpreter:
                 continue
 
     def name_leaf(self, t: Tensor, name: str) -> None:
-        if t.name is None and t.requires_grad and t.grad_fn is None and not (
+        if t.name is None and t.requires_grad and t.stored_grad_fn is None and not (
                 t.base is not None and t.base.requires_grad):
             t.name = name
             self.leaves.append(t)
@@ -489,7 +489,7 @@ class Interpreter:
         for name in frame.pending:
             value = frame.locals.get(name)
             if isinstance(value, Tensor):
-                node = value.grad_fn
+                node = value.stored_grad_fn
                 if node is not None and node.bound_to is None:
                     node.bound_to = name
                 if not value.requires_grad and frame.top:
@@ -744,7 +744,7 @@ class Interpreter:
         except TorchError as e:
             if e.type_name != "TypeError" or "is not iterable" not in e.message:
                 raise
-            name = (f"__main__.{func.name}" if isinstance(func, UserFunction)
+            name = (func.qualname if isinstance(func, UserFunction)    # module builtins
                     else getattr(func, "name", type_name(func)))
             raise TorchError("TypeError", f"{name}() argument after * must be an iterable, "
                              f"not {type_name(value)}") from None

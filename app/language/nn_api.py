@@ -34,7 +34,7 @@ from app.language.values import (
 from engine import dtypes, functions, init, op_errors, optim
 from engine.dtypes import DType
 from engine.errors import TorchError
-from engine.functions import classification, loss
+from engine.functions import binary_cross_entropy, classification, loss
 from engine.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -282,7 +282,19 @@ class ModuleClass:
         return instance
 
     def lab_repr(self, addresses: Any) -> str:
-        return f"<class '__main__.{self.name}'>"
+        return f"<class '{self.name}'>"     # module builtins, as for a Function's class
+
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        """`Net.__name__` (reports print `type(model).__name__`), `Net.forward`, and the
+        class's own attributes."""
+        if name == "__name__":
+            return self.name
+        if name in self.methods:
+            return self.methods[name]
+        if name in self.attributes:
+            return self.attributes[name]
+        raise TorchError("AttributeError", f"type object '{self.name}' has no attribute "
+                         f"'{name}'")
 
 
 # -- the layers ---------------------------------------------------------------------------
@@ -552,7 +564,9 @@ NN_MEMBERS: dict[str, Value] = {
     "Softmax": _configured("Softmax", "dim=None", _softmax, lambda a: f"dim={a['dim']}"),
     "LogSoftmax": _configured("LogSoftmax", "dim=None", _log_softmax,
                               lambda a: f"dim={a['dim']}"),
-    "Identity": _configured("Identity", "*args", _identity, lambda a: ""),
+    # `nn.Identity(*args, **kwargs)` takes any arguments and ignores them (its docs' example)
+    "Identity": Builtin("torch.nn.Identity", lambda interp, args, kwargs: Elementwise(
+        "Identity", functools.partial(_identity, {}), "")),
     "Flatten": _configured("Flatten", "start_dim=1, end_dim=-1", _flatten,
                            lambda a: f"start_dim={a['start_dim']}, end_dim={a['end_dim']}"),
     "Dropout": _layer("Dropout", "p=0.5, inplace=False", lambda interp, a: _Dropout(a["p"])),
@@ -566,10 +580,11 @@ NN_MEMBERS: dict[str, Value] = {
     "NLLLoss": _loss("NLLLoss", classification.nll_loss, "", ("weight", "ignore_index"),
                      "weight=None, size_average=None, ignore_index=-100, reduce=None, "
                      "reduction='mean'"),
-    "BCEWithLogitsLoss": _loss("BCEWithLogitsLoss", classification.binary_cross_entropy_with_logits,
+    "BCEWithLogitsLoss": _loss("BCEWithLogitsLoss",
+                               binary_cross_entropy.binary_cross_entropy_with_logits,
                                "", ("weight", "pos_weight"), "weight=None, size_average=None, "
                                "reduce=None, reduction='mean', pos_weight=None"),
-    "BCELoss": _loss("BCELoss", classification.binary_cross_entropy, "", ("weight",),
+    "BCELoss": _loss("BCELoss", binary_cross_entropy.binary_cross_entropy, "", ("weight",),
                      "weight=None, size_average=None, reduce=None, reduction='mean'"),
     "functional": F,
 }

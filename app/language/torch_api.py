@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from app.language.args import Signature, sizes
+from app.language.size import Size
 from app.language.tensor_api import METHODS, dtype_arg, extreme, tensor_arg
 from app.language.values import (
     Builtin,
@@ -309,7 +310,8 @@ _random_like("rand_like", factories.rand)
 _random_like("randn_like", factories.randn)
 
 
-@function("randint", "*args, size=None, generator=None, dtype=None, device=None")
+@function("randint", "*args, size=None, generator=None, dtype=None, device=None, "
+                     "requires_grad=False")
 def _randint(interp: Interpreter, a: Kwargs) -> Tensor:
     args = list(a["args"])
     shape = a["size"]
@@ -320,7 +322,7 @@ def _randint(interp: Interpreter, a: Kwargs) -> Tensor:
                          "\"size\"")
     low, high = (0, args[0]) if len(args) == 1 else (args[0], args[1])
     return factories.randint(interp.ctx, low, high, sizes("randint", [shape]),
-                             dtype_arg(a["dtype"]))
+                             dtype_arg(a["dtype"]), bool(a["requires_grad"]))
 
 
 @function("randperm", "n, *, generator=None, dtype=None, device=None, requires_grad=False")
@@ -348,9 +350,9 @@ def _initial_seed(interp: Interpreter, a: Kwargs) -> int:
 
 @function("seed", "")
 def _seed(interp: Interpreter, a: Kwargs) -> int:
-    from engine.random import Generator
+    from engine.context import fresh_seed
 
-    fresh = Generator.fresh().initial_seed()
+    fresh = fresh_seed()
     interp.ctx.generator.manual_seed(fresh)
     return int(fresh)
 
@@ -480,7 +482,25 @@ def _device(interp: Interpreter, a: Kwargs) -> Value:
 
 for _dtype_name, _dtype in dtypes.ALIASES.items():
     TORCH_MEMBERS[_dtype_name] = _dtype
-TORCH_MEMBERS["Size"] = PyType("torch.Size", lambda v: type_name(v) == "Size", None)
+def _make_size(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]) -> Size:
+    """`torch.Size(iterable)`: tuple's own argument rules, then each item an int (a bool,
+    or an integer tensor of one element, which converts through __index__)."""
+    if kwargs:
+        raise TorchError("TypeError", "tuple() takes no keyword arguments")
+    if len(args) > 1:
+        raise TorchError("TypeError", f"tuple expected at most 1 argument, got {len(args)}")
+    dims: list[int] = []
+    for i, item in enumerate(interp.iterate(args[0]) if args else ()):
+        if isinstance(item, Tensor) and not item.is_floating_point and item.numel() == 1:
+            item = int(item.data.reshape(()))
+        if not isinstance(item, int):
+            raise TorchError("TypeError", "torch.Size() takes an iterable of 'int' (item "
+                             f"{i} is '{type_name(item)}')")
+        dims.append(int(item))
+    return Size(dims)
+
+
+TORCH_MEMBERS["Size"] = PyType("torch.Size", lambda v: type_name(v) == "Size", _make_size)
 TORCH_MEMBERS["cuda"] = Namespace("torch.cuda", {
     "is_available": Builtin("torch.cuda.is_available", lambda interp, args, kwargs: False),
     "device_count": Builtin("torch.cuda.device_count", lambda interp, args, kwargs: 0),

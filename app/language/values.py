@@ -226,11 +226,11 @@ def other_repr(value: Value, addresses: Addresses) -> str:
     """The reprs of the lab's own objects (functions, classes, handles, modules)."""
     at = addresses.of(value)
     if isinstance(value, UserFunction):
-        return f"<function {value.name} at {at}>"
+        return f"<function {value.qualname} at {at}>"
     if isinstance(value, LambdaFunction):
         return f"<function <lambda> at {at}>"
-    if isinstance(value, FunctionClass):
-        return f"<class '__main__.{value.name}'>"
+    if isinstance(value, FunctionClass):   # the program runs as the recorder runs it: in a
+        return f"<class '{value.name}'>"    # namespace without __name__, module builtins
     if isinstance(value, ClassBuiltin):
         return f"<class '{value.qualname}'>"
     if isinstance(value, Builtin):

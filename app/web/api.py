@@ -31,7 +31,7 @@ from app.trace import (
 )
 from app.trace.document import ErrorInfo, Scheduler
 from app.web.settings import Settings
-from engine.random import FRESH_SEED_BITS, fresh_seed
+from engine.context import FRESH_SEED_BITS, fresh_seed
 
 T = TypeVar("T")
 
@@ -40,7 +40,7 @@ TRACE_LIMITED = {"dependencies": [Depends(limited("trace"))],
                  "responses": {429: {"description": "too many traces from this client"}}}
 
 
-# The largest seed a request may send: the lab's fresh seeds have 53 bits (engine/random.py
+# The largest seed a request may send: the lab's fresh seeds have 53 bits (engine/context.py
 # `fresh_seed`), so that a JSON number, read as a double, carries one exactly.
 MAX_SEED = 2**FRESH_SEED_BITS - 1
 

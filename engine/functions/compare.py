@@ -88,12 +88,22 @@ def _where_values(condition: np.ndarray, grad: Tensor) -> Tensor:
     return out
 
 
+def _number_tensor(value: Operand, like: Tensor) -> Tensor:
+    """A Python number as torch.where's scalar overload takes it when both are numbers."""
+    assert not isinstance(value, Tensor)
+    kind = (dtypes.bool_ if isinstance(value, bool) else
+            dtypes.DEFAULT_FLOAT if isinstance(value, float) else dtypes.int64)
+    return Tensor(np.asarray(value, dtype=kind.numpy), like.ctx)
+
+
 def where(condition: Tensor, self: Operand, other: Operand) -> Tensor:
     """`torch.where(condition, x, y)`: x where the condition holds, else y."""
     if condition.dtype is not dtypes.bool_:
         raise errors.TorchError("RuntimeError", op_errors.where_condition(condition.dtype))
     like = self if isinstance(self, Tensor) else other if isinstance(other, Tensor) else None
-    assert like is not None, "torch.where with two numbers"
+    if like is None:        # two numbers: each a 0-d tensor of its kind (a float in the
+        self, other = (_number_tensor(v, condition) for v in (self, other))   # default)
+        like = self
     x, y = wrap(self, like), wrap(other, like)
     dtype = result_type(x, y)
     shape = broadcast_shapes(broadcast_shapes(condition.shape, x.shape), y.shape)

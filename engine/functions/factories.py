@@ -198,11 +198,13 @@ def randn(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
 
 
 def randint(ctx: AutogradContext, low: int, high: int, shape: Shape,
-            dtype: DType | None = None) -> Tensor:
+            dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Integers drawn in [low, high), int64 unless `dtype=` says otherwise; a float dtype
+    may require grad, as every factory's tensor may."""
     check_shape(shape)
     ctx.check_elements(shape)
     values = random.randint(ctx.generator, low, high, shape)
-    return Tensor(values.astype((dtype or dtypes.int64).numpy), ctx)
+    return _leaf(values.astype((dtype or dtypes.int64).numpy), ctx, requires_grad)
 
 
 def randperm(ctx: AutogradContext, n: int, dtype: DType | None = None,

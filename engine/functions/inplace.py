@@ -14,6 +14,9 @@ A tensor that is a view (of `base`) is rebased through its base: the base's new 
 a CopySlices node that runs the op's node on the view's part of the gradient, and the
 view's own grad_fn becomes an AsStridedBackward0 onto that (PyTorch regenerates it at
 once, so the sequence numbers are: the op's node, CopySlices, AsStridedBackward0).
+
+Every other view of the same base gets its AsStridedBackward0 only when its grad_fn is
+next read: see engine/views.py.
 """
 
 from __future__ import annotations
@@ -27,22 +30,30 @@ from engine import errors, op_errors
 from engine.functions._record import broadcast_shapes, record, wrap, zeros_like
 from engine.node import InputMetadata, Node, gradient_edge
 from engine.tensor import Number, Tensor
+from engine.views import check_view_rebase, set_grad_fn, strided, view_geometry
 
 
 def check_inplace(self: Tensor) -> None:
+    """VariableTypeUtils.h `check_inplace`, in its order: with grad mode on and a tensor
+    that requires grad, a view that may not change in place raises, then a view of a leaf,
+    then a leaf (whose `is_leaf` reads grad_fn: a stale view is regenerated here)."""
     ctx = self.ctx
-    if self.is_leaf and self.requires_grad and ctx.grad_mode:
-        raise errors.TorchError("RuntimeError", errors.LEAF_INPLACE)
+    if ctx.grad_mode and self.requires_grad:
+        base = self.base
+        if base is not None:
+            check_view_rebase(self, indirect=False)
+            if base.is_leaf:
+                raise errors.TorchError("RuntimeError", errors.LEAF_VIEW_INPLACE)
+        if self.is_leaf:
+            raise errors.TorchError("RuntimeError", errors.LEAF_INPLACE)
     if self.is_inference and not ctx.inference_mode:
         raise errors.TorchError("RuntimeError", errors.INFERENCE_INPLACE)
-    if self.base is not None and self.base.is_leaf and self.base.requires_grad \
-            and ctx.grad_mode:
-        raise errors.TorchError("RuntimeError", errors.LEAF_VIEW_INPLACE)
 
 
 def _as_before(self: Tensor) -> Tensor:
-    """The tensor as it was: its history, and a copy of its values (its own counter)."""
-    before = Tensor(self.data.copy(), self.ctx, grad_fn=self.grad_fn,
+    """The tensor as it was: its history, and a copy of its values (its own counter).
+    check_inplace has already regenerated a stale view's grad_fn where the op records."""
+    before = Tensor(self.data.copy(), self.ctx, grad_fn=self.stored_grad_fn,
                     output_nr=self.output_nr)
     before.requires_grad = self.requires_grad
     before._grad_accumulator = self._grad_accumulator
@@ -100,46 +111,12 @@ def rebase_history(self: Tensor, node: Node) -> None:
             saved.saved_version = self.version
     node.input_metadata = [InputMetadata(self.shape, self.dtype)]
     if self.base is None:
-        _set_grad_fn(self, node)
+        set_grad_fn(self, node)
         return
+    check_view_rebase(self, indirect=False)
     base = self.base
-    _set_grad_fn(base, CopySlices(base, self, node))
-    regenerated = AsStridedBackward0(self.ctx, [base])
-    regenerated.save("_geometry", view_geometry(self))
-    regenerated.input_metadata = [InputMetadata(self.shape, self.dtype)]
-    _set_grad_fn(self, regenerated)
-
-
-def _set_grad_fn(t: Tensor, node: Node) -> None:
-    """Give `t` its new history. As `update_tensor_hooks_on_new_gradfn` does, a
-    `retain_grad()` moves to the new node (`.grad` is the gradient of the tensor as it is
-    now), while the tensor hooks registered so far stay with the old one."""
-    old, old_nr = t.grad_fn, t.output_nr
-    t.grad_fn = node
-    t.output_nr = 0
-    t.requires_grad = True
-    if t.retains_grad and old is not None and old is not node:
-        retain = old.retains_grad_hooks.pop(old_nr, None)
-        if retain is not None:
-            node.retains_grad_hooks[0] = retain
-
-
-def view_geometry(view: Tensor) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """(sizes, strides, storage offset) of a view within its base's values, in elements."""
-    assert view.base is not None
-    base = view.base.data
-    item = base.itemsize
-    offset = (view.data.__array_interface__["data"][0]
-              - base.__array_interface__["data"][0]) // item
-    return view.shape, tuple(s // item for s in view.data.strides), int(offset)
-
-
-def _strided(values: np.ndarray, geometry: tuple[tuple[int, ...], tuple[int, ...], int]
-             ) -> np.ndarray:
-    shape, strides, offset = geometry
-    flat = values.reshape(-1)
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape,
-                                           tuple(s * values.itemsize for s in strides))
+    set_grad_fn(base, CopySlices(base, self, node))
+    assert self.grad_fn is not None      # read at once: regenerated (rebase_history does)
 
 
 class CopySlices(Node):
@@ -165,7 +142,7 @@ class CopySlices(Node):
         (grad,) = grads
         assert grad is not None
         result = np.array(np.broadcast_to(grad.data, self.base_shape), copy=True)
-        part = _strided(result, self.geometry)
+        part = strided(result, self.geometry)
         inner = self.fn.apply([Tensor(np.array(part, copy=True), grad.ctx)])
         if inner[0] is None:
             part[...] = 0
@@ -175,25 +152,6 @@ class CopySlices(Node):
 
     def release_variables(self) -> list[str]:
         return self.fn.release_variables()
-
-
-class AsStridedBackward0(Node):
-    """A view's grad_fn regenerated after an in-place op on it: the gradient placed in
-    zeros of the base's shape at the view's place."""
-
-    name = "AsStridedBackward0"
-    saved_names = ("size", "storage_offset", "stride")
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        (grad,) = grads
-        assert grad is not None
-        edge = self.next_edges[0]
-        assert edge is not None
-        shape = edge.function.input_metadata[edge.input_nr].shape
-        values = np.zeros(shape, dtype=grad.dtype.numpy)
-        part = _strided(values, self.saved_value("_geometry"))
-        part += np.broadcast_to(grad.data, part.shape)
-        return [Tensor(values, grad.ctx)]
 
 
 class CopyBackwards(Node):

@@ -11,6 +11,7 @@ from engine.functions.reduction import normalize_dim
 from engine.functions.shape import Shape
 from engine.node import InputMetadata, Node
 from engine.tensor import Tensor, as_array
+from engine.views import make_view
 
 
 class CatBackward0(Node):
@@ -176,10 +177,8 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     d = normalize_dim(dim, self.ndim)
     views = [self.data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     outputs, node = record_outputs(UnbindBackward0, [self], views, self)
-    base = self.base if self.base is not None else self
     for out in outputs:
-        out.base = base
-        out.version_counter = self.version_counter
+        make_view(out, self, multi_output=True)
     if node:
         node.save("dim", d)
     return outputs

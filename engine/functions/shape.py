@@ -15,6 +15,7 @@ from engine.functions._record import record
 from engine.functions.reduction import normalize_dim
 from engine.node import Node
 from engine.tensor import Tensor
+from engine.views import make_view
 
 Shape = tuple[int, ...]
 
@@ -23,9 +24,7 @@ def record_view(node_type: type[Node], self: Tensor, values: np.ndarray
                 ) -> tuple[Tensor, Node | None]:
     """A view op's output: it shares self's values and version counter."""
     out, node = record(node_type, [self], values, self)
-    out.base = self.base if self.base is not None else self
-    out.version_counter = self.version_counter
-    out.is_inference = self.is_inference
+    make_view(out, self)
     return out, node
 
 
