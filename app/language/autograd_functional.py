@@ -60,10 +60,11 @@ def _postprocess(values: Any, create_graph: bool) -> Any:
     return tuple(_postprocess(v, create_graph) for v in values)
 
 
-def _autograd_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...],
+def _autograd_grad(outputs: tuple[Tensor | None, ...], inputs: tuple[Tensor, ...],
                    grad_outputs: tuple[Any, ...] | None, create_graph: bool,
                    retain_graph: bool | None = None) -> tuple[Tensor | None, ...]:
-    """`autograd.grad` with allow_unused, on the outputs that require grad; silent."""
+    """`autograd.grad` with allow_unused, on the outputs that require grad (a missing one,
+    None, is left out as one that does not); silent."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True)
@@ -75,12 +76,6 @@ def _autograd_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...],
                                   retain_graph, create_graph, True, False, result):
         pass
     return result.values
-
-
-def _present(values: tuple[Tensor | None, ...]) -> tuple[Tensor, ...]:
-    """Gradients where some may be missing, as `_autograd_grad` takes them (it skips the
-    missing ones itself)."""
-    return tuple(v for v in values)  # type: ignore[misc]
 
 
 def _fill_in_zeros(grads: tuple[Tensor | None, ...], refs: tuple[Tensor, ...]
@@ -223,7 +218,7 @@ def jvp(interp: Interpreter, func: Value, inputs: Value, v: Value = None,
         _outputs_require_grad(outs, strict)
         grad_outputs = tuple(factories.like(o, 0, requires_grad=True) for o in outs)
         grad_inputs = _autograd_grad(outs, ins, grad_outputs, True)
-        grads = _fill_in_zeros(_autograd_grad(_present(grad_inputs), grad_outputs, vs,
+        grads = _fill_in_zeros(_autograd_grad(grad_inputs, grad_outputs, vs,
                                               create_graph), outs)
         return (_unpack(_postprocess(outs, create_graph), (is_outputs_tuple,)),
                 _unpack(_postprocess(grads, create_graph), (is_outputs_tuple,)))
@@ -245,7 +240,7 @@ def vhp(interp: Interpreter, func: Value, inputs: Value, v: Value = None,
             raise TorchError("RuntimeError", "The function given to vhp should return a single "
                              "Tensor with a single element.")
         jac = _autograd_grad((out,), ins, None, True)
-        grads = _fill_in_zeros(_autograd_grad(_present(jac), ins, vs, create_graph), ins)
+        grads = _fill_in_zeros(_autograd_grad(jac, ins, vs, create_graph), ins)
         return (_postprocess(out, create_graph),
                 _unpack(_postprocess(grads, create_graph), (is_inputs_tuple,)))
     finally:
