@@ -286,3 +286,38 @@ def test_a_short_leaf_list_is_in_program_order(page: Any, server_url: str) -> No
     wait_done(page)
     assert page.locator("#leaves tbody tr th").all_text_contents() == list(trace.grads)
     expect(page.locator("#leaves-more")).to_be_hidden()
+
+
+PULSES = """({ glows: document.querySelectorAll('#graph-wrap .pulses .glow').length,
+              dots: document.querySelectorAll('#graph-wrap .pulses .pulse').length,
+              current: document.querySelectorAll('svg#graph path.edge.current').length,
+              running: document.querySelectorAll('svg#graph .node.running').length })"""
+
+
+def test_a_step_glows_and_sends_its_dots_but_a_quick_one_does_not(big: Any) -> None:
+    """With motion allowed, a step that comes after a pause lights its node and sends a dot
+    along each edge it fills; one that comes before a dot could travel (a key pressed
+    quickly) shows the step by its classes only: animations cut short by the next step
+    would keep the browser walking the whole graph on every frame."""
+    big.emulate_media(reduced_motion="no-preference")
+    big.locator("#stage").focus()
+    trace = run_source(BIG)
+    popped = [s for p in trace.passes for s in p.steps]
+    for k in (1, 2):
+        big.wait_for_timeout(1000)
+        big.keyboard.press("ArrowRight")
+        expect(big.locator("#counter")).to_have_text(f"step {k} of {len(popped)}")
+        seen = big.evaluate(f"() => {PULSES}")
+        sent = len(popped[k - 1]["sent"])
+        assert seen == {"glows": 1, "dots": sent, "current": sent, "running": 1}, (k, seen)
+    quick = big.evaluate("""() => new Promise((resolve) => {
+        const key = () => document.dispatchEvent(new KeyboardEvent('keydown',
+                                                 { key: 'ArrowRight', bubbles: true }));
+        const frames = (n, then) => requestAnimationFrame(
+            () => n > 1 ? frames(n - 1, then) : then());
+        key();
+        frames(3, () => { key(); frames(3, () => resolve(PULSES)); });
+    })""".replace("PULSES", PULSES))
+    expect(big.locator("#counter")).to_have_text(f"step 4 of {len(popped)}")
+    assert quick["glows"] == 0 and quick["dots"] == 0, quick
+    assert quick["running"] == 1 and quick["current"] == len(popped[3]["sent"]), quick

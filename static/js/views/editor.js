@@ -57,6 +57,9 @@ let charWidth = null;
 /** Each note in full where it fits beside its line in the visible width, else the short
  * one (the program's note under the editor says it in full). */
 function fitted(noteByLine, lines, area) {
+  // Most programs have no notes: then the width is not read, which would lay the page out
+  // once more in the middle of every paint (the gutter was just written).
+  if (noteByLine.size === 0) return noteByLine;
   if (charWidth === null) {
     const g = document.createElement('canvas').getContext('2d');
     g.font = `12px ${getComputedStyle(area).fontFamily}`;

@@ -236,12 +236,22 @@ function place(node, props) {
   for (const [k, v] of Object.entries(props)) node.style.setProperty(k, `${v}px`);
 }
 
+/** The glow of the node that runs and a dot per gradient it sends, travelling its edge.
+ * Not for a step that comes sooner after the last one than a dot takes to travel (a key
+ * held or pressed quickly): the next step would cut them short, and while any of them runs
+ * the browser walks the whole graph on every frame (a 300-node graph stepped every 100 ms
+ * spent 16 ms more of its main thread per step so). The step's running node, its edges
+ * with their values and the badges show it all the same. */
 function animate(view, frame, state, forward) {
+  const now = performance.now();
+  const since = now - (view.stepped ?? -Infinity);
+  if (forward) view.stepped = now;
   view.animations.forEach((a) => a.cancel());
   view.animations = [];
   view.pulseLayer.replaceChildren();
   if (!forward || !frame.step || matchMedia('(prefers-reduced-motion: reduce)').matches) return;
   const duration = Math.min(900, beat(state.settings.speed) * 0.55);
+  if (since < duration) return;
   const [ox, oy] = view.offset;     // the overlay is inside the camera's transform: drawing px
   const n = view.byId.get(frame.step.node);
   const glow = box(`glow${frame.step.error ? ' error' : ''}`, view.pulseLayer);
@@ -256,12 +266,14 @@ function animate(view, frame, state, forward) {
     if (!e) continue;
     const dot = box('pulse', view.pulseLayer);
     place(dot, { width: 14, height: 14, left: -7, top: -7 });
-    const frames = [];
-    for (let i = 0; i <= 16; i++) {
-      const [x, y] = bezier(e.points, i / 16);
-      frames.push({ transform: `translate(${x + ox}px, ${y + oy}px)` });
+    if (!e.frames) {                // an edge's path never changes: its keyframes neither
+      e.frames = [];
+      for (let i = 0; i <= 16; i++) {
+        const [x, y] = bezier(e.points, i / 16);
+        e.frames.push({ transform: `translate(${x + ox}px, ${y + oy}px)` });
+      }
     }
-    const a = dot.animate(frames, { duration, easing: 'ease-in-out', fill: 'forwards' });
+    const a = dot.animate(e.frames, { duration, easing: 'ease-in-out', fill: 'forwards' });
     a.onfinish = () => dot.remove();
     view.animations.push(a);
   }
@@ -269,8 +281,13 @@ function animate(view, frame, state, forward) {
 
 // -- the camera ----------------------------------------------------------------------------
 
+const GLIDE_MS = 350;            // lab.css: .graph-canvas.glide
+
 /** The camera's transform on the drawing; a change that a step caused glides (CSS), one the
- * user makes by dragging or zooming follows the pointer at once. */
+ * user makes by dragging or zooming follows the pointer at once. Steps that come faster than
+ * a glide (a key held or pressed quickly, playing fast) move the view at once too: the
+ * glides would never end, and while the drawing's transform animates the browser walks the
+ * whole graph on every frame (a 300-node graph lost a tenth of its frames so). */
 function placeCamera(root, view, camera, box, stepped) {
   const canvas = root.querySelector('.graph-canvas');
   const level = root.querySelector('.zoom-level');
@@ -278,7 +295,10 @@ function placeCamera(root, view, camera, box, stepped) {
   canvas.style.visibility = '';
   const css = transform(camera, box);
   if (css === view.transform) return;
-  canvas.classList.toggle('glide', stepped && view.transform !== '');
+  const now = performance.now();
+  const glide = stepped && view.transform !== '' && now - (view.glided ?? -Infinity) >= GLIDE_MS;
+  if (stepped) view.glided = now;
+  canvas.classList.toggle('glide', glide);
   canvas.style.transform = css;
   view.transform = css;
   setText(level, `${Math.round(camera.scale * 100)}%`);

@@ -29,14 +29,11 @@ function draw(canvas, frame, camera, box) {
   canvas.style.width = `${w}px`;
   canvas.style.height = `${h}px`;
   canvas.dataset.scale = String(scale);
-  const css = getComputedStyle(canvas);
-  const colour = (name) => css.getPropertyValue(name).trim();
-  const fill = { waiting: colour('--line-strong'), ready: colour('--blue-mid'), done: colour('--line'),
-                 running: colour('--blue'), error: colour('--orange') };
+  const { fill, panel, ink } = colours(canvas);
   const g = canvas.getContext('2d');
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
-  g.fillStyle = colour('--panel');
+  g.fillStyle = panel;
   g.fillRect(0, 0, w, h);
   const nw = Math.max(2, NODE_W * scale);
   const nh = Math.max(2, NODE_H * scale);
@@ -47,7 +44,21 @@ function draw(canvas, frame, camera, box) {
   }
   const vw = (box.w / camera.scale) * scale;
   const vh = (box.h / camera.scale) * scale;
-  g.strokeStyle = colour('--ink');
+  g.strokeStyle = ink;
   g.lineWidth = 1.5;
   g.strokeRect(camera.cx * scale - vw / 2, camera.cy * scale - vh / 2, vw, vh);
+}
+
+/** The theme's colours, read once per theme (and colour scheme): getComputedStyle in the
+ * middle of a paint recalculates the style of everything the step just changed. */
+function colours(canvas) {
+  const key = `${document.documentElement.dataset.theme}:${document.body.className}:`
+    + `${matchMedia('(prefers-color-scheme: dark)').matches}`;
+  if (canvas.palette?.key === key) return canvas.palette;
+  const css = getComputedStyle(canvas);
+  const colour = (name) => css.getPropertyValue(name).trim();
+  canvas.palette = { key, panel: colour('--panel'), ink: colour('--ink'),
+              fill: { waiting: colour('--line-strong'), ready: colour('--blue-mid'), done: colour('--line'),
+                      running: colour('--blue'), error: colour('--orange') } };
+  return canvas.palette;
 }

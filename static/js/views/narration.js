@@ -4,6 +4,8 @@ import { callText } from '../course.js';
 import { explainFrame } from '../explain.js';
 import { frameAt, shownStep } from '../store.js';
 
+let measuring = 0;
+
 export function render(root, state) {
   const frame = frameAt(state.run, shownStep(state));
   const { sentence, detail } = explainFrame(frame, state.run);
@@ -14,9 +16,16 @@ export function render(root, state) {
     : `${callText(frame.pass)} · line ${frame.pass.line}`);
   const changed = fill(root.querySelector('#sentence'), sentence) | fill(root.querySelector('#detail'), detail);
   // A long message (PyTorch's version error) scrolls the box: then it takes focus too, so
-  // that a keyboard reaches all of it.
-  if (changed && root.scrollHeight > root.clientHeight + 1) root.tabIndex = 0;
-  else if (changed) root.removeAttribute('tabindex');
+  // that a keyboard reaches all of it. Measured on the next frame, when the layout is clean:
+  // read here, just after the text was written, it would lay the page out once more on
+  // every step.
+  if (changed) {
+    cancelAnimationFrame(measuring);
+    measuring = requestAnimationFrame(() => {
+      if (root.scrollHeight > root.clientHeight + 1) root.tabIndex = 0;
+      else root.removeAttribute('tabindex');
+    });
+  }
   root.classList.toggle('is-error', Boolean(frame.step?.error || (frame.end && state.run.error)));
 }
 
