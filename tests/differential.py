@@ -29,6 +29,12 @@ def lab(source: str) -> dict[str, Any]:
     return run_source(source).model_dump(mode="json")
 
 
+def assert_same_as_torch(source: str) -> None:
+    """The lab's trace of `source` equals live PyTorch's (tests/matching.py's rules)."""
+    diffs = differences(lab(source), record(source))
+    assert not diffs, report(source, diffs)
+
+
 def _unit(text: str) -> float:
     """One unit in the last written digit of a number's text."""
     try:

@@ -9,9 +9,7 @@ import pytest
 
 pytest.importorskip("torch", reason="these compare with live PyTorch (pip install torch==2.13.0)")
 
-from tests.differential import lab, report
-from tests.matching import differences
-from tests.torch_recorder import record
+from tests.differential import assert_same_as_torch
 
 pytestmark = pytest.mark.torch
 
@@ -132,5 +130,4 @@ CASES = {
 
 @pytest.mark.parametrize("source", list(CASES.values()), ids=list(CASES))
 def test_network_rules_match_pytorch(source: str) -> None:
-    diffs = differences(lab(source), record(source))
-    assert not diffs, report(source, diffs)
+    assert_same_as_torch(source)
