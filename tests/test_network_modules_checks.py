@@ -55,10 +55,28 @@ PROGRAMS = {
 }
 
 
+def torch_sqrt_is_correctly_rounded() -> bool:
+    """Whether this CPU's PyTorch takes float32 square roots of long vectors correctly
+    rounded, as numpy always does (and as the CPU the corpora were recorded on did). On
+    some AVX512 CPUs it does not, and Adam's updates then differ by a few ulps."""
+    x = np.abs(np.random.default_rng(0).standard_normal(2000).astype(np.float32))
+    return bool(np.array_equal(torch.tensor(x).sqrt().numpy(), np.sqrt(x)))
+
+
+def _printed_numbers(doc: dict[str, object]) -> list[float]:
+    return [float(v) for line in doc["printed"]                      # type: ignore[attr-defined]
+            for v in line.strip("[]").split(", ")]
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_program_runs_as_pytorch_runs_it(name: str) -> None:
     source = PROGRAMS[name]
-    diffs = differences(lab(source), record(source))
+    got, want = lab(source), record(source)
+    if name == "adam_steps" and not torch_sqrt_is_correctly_rounded():
+        np.testing.assert_array_max_ulp(np.float32(_printed_numbers(got)),
+                                        np.float32(_printed_numbers(want)), maxulp=4)
+        got["printed"] = want["printed"]            # the rest is compared exactly
+    diffs = differences(got, want)
     assert not diffs, "\n".join(diffs)
 
 
@@ -83,7 +101,10 @@ def test_adam_steps_equal_pytorchs_to_the_bit(lr: float, beta1: float, beta2: fl
     """Moments and parameters after each of five steps on 2,000 elements. PyTorch's float32
     sqrt is not always correctly rounded on long vectors (numpy's is), so where an update
     meets such a sqrt it may differ by one ulp (`exact` False: each step is then checked
-    from PyTorch's parameters)."""
+    from PyTorch's parameters). Where this CPU's PyTorch rounds sqrt otherwise
+    (`torch_sqrt_is_correctly_rounded`), every case is checked the second way."""
+    rounded = torch_sqrt_is_correctly_rounded()
+    exact = exact and rounded
     ctx = AutogradContext()
     rng = np.random.default_rng(0)
     start = rng.standard_normal(2000).astype(np.float32)
@@ -95,11 +116,16 @@ def test_adam_steps_equal_pytorchs_to_the_bit(lr: float, beta1: float, beta2: fl
         theirs.grad = torch.tensor(grad.copy())
         opt.step()
         ours.grad = Tensor(grad.copy(), ctx)
+        before = ours.data.copy()
         optim.adam_step(ours, state, lr, beta1, beta2, 1e-8, 0.0, False, False)
         assert np.array_equal(state.exp_avg_sq, opt.state[theirs]["exp_avg_sq"].numpy())
         want = theirs.detach().numpy()
         if exact:
             assert np.array_equal(ours.data, want)
-        else:
+        elif rounded:
             np.testing.assert_array_max_ulp(ours.data, want, maxulp=1)
-            ours.data[...] = want
+        else:       # an ulp of the denominator: an ulp or two of the update, then the sum
+            update = np.abs(want - before)
+            assert np.all(np.abs(ours.data - want)
+                          <= 2 * np.spacing(update) + np.spacing(np.abs(want)))
+        ours.data[...] = want
