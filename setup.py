@@ -33,10 +33,11 @@ COMPILED = [
     "app/trace/placement.py",
     "app/trace/bands.py",
     "app/trace/values.py",
-    # Pure Python, always: app/trace/document.py and callpath.py (pydantic models; mypyc
-    # emits C for them that does not build), profile.py (once a pass, not hot),
-    # app/limits.py (app/web/settings.py reads its fields as class attributes), and the
-    # server and command-line modules (not hot).
+    "app/trace/profile.py",     # the two lenses see every event of the run: compiled,
+    "app/trace/callpath.py",    # they took a tenth of the 1,000-step loop's trace
+    # Pure Python, always: app/trace/document.py (pydantic models; mypyc emits C for
+    # them that does not build), app/limits.py (app/web/settings.py reads its fields as
+    # class attributes), and the server and command-line modules (not hot).
 ]
 # Matched above but left pure: a subclass of tuple, which mypyc cannot compile.
 PURE = {"app/language/size.py"}

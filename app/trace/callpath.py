@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from app.language.events import CallFailed, PassStarted, ProgramFinished, RunEvent
@@ -38,12 +38,6 @@ Phase = TypedDict("Phase", {
     "line": Annotated[int, Field(description="the program's line of the call")],
 })
 """One box of the call path for one call."""
-
-
-class Phases(BaseModel):
-    """The stream's piece for a pass's phases (its opening ones, then its closing ones)."""
-
-    phases: list[Phase]
 
 
 SOURCES = {

@@ -150,6 +150,12 @@ class Returned(TypedDict):
     text: Annotated[str | None, Field(description="printed as PyTorch prints it")]
 
 
+class Phases(BaseModel):
+    """The stream's piece for a pass's phases (its opening ones, then its closing ones)."""
+
+    phases: list[Phase]
+
+
 class Pass(BaseModel):
     output: str
     kind: Literal["backward", "grad"] = "backward"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.language.events import RunEvent
-from app.trace.callpath import CallPathBuilder, Phases
-from app.trace.document import Trace
+from app.trace.callpath import CallPathBuilder
+from app.trace.document import Phases, Trace
 from app.trace.profile import ProfileBuilder
 
 
