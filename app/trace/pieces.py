@@ -116,7 +116,8 @@ class PieceBuilder:
             self.waiting = [("pass", Pass.model_construct(
                 output=event.output, kind=event.kind, index=self.passes,  # type: ignore[arg-type]
                 line=event.line, iteration=event.iteration, retain_graph=event.retain_graph,
-                create_graph=event.create_graph, summarized=self.summarized))]
+                create_graph=event.create_graph, summarized=self.summarized, graph=None,
+                dependencies={}, steps=[], returned=None))]     # all given: no defaults
         elif isinstance(event, GraphRecorded):
             if not self.summarized:
                 self.waiting.append(("graph", graph_model(event, self.texts)))

@@ -46,7 +46,10 @@ def encode_step(values: Any) -> JSONValue:
     """A gradient inside a step: in full up to PyTorch's print threshold (1000 elements);
     bigger ones only as printed (summarised) text, so that a trace stays proportional to
     its steps and not to steps x elements. Final `grads` are always in full."""
-    if values is not None and np.size(values) > THRESHOLD:
+    if type(values) is np.ndarray:          # (np.size is a Python function: slower)
+        if values.size > THRESHOLD:
+            return None
+    elif values is not None and np.size(values) > THRESHOLD:
         return None
     return encode(values)
 
