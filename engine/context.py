@@ -83,6 +83,8 @@ class AutogradContext:
         # and copies of its inputs' values then (app/trace/derivatives.py).
         self.keep_node_id: int | None = None
         self.kept: tuple[Any, list[Any]] | None = None
+        # Python numbers wrapped as 0-d tensors, for reuse (engine/functions/_record.py)
+        self.wrapped: dict[tuple[type, Any, float, bool], Any] = {}
 
     def take_sequence_nr(self) -> int:
         """`at::sequence_number::get_and_increment()`: one number per recorded node."""

@@ -11,6 +11,7 @@ otherwise it takes no sequence number.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -25,10 +26,35 @@ N = TypeVar("N", bound=Node)
 Operand = Tensor | Number
 
 
+WRAPPED_KEPT = 256      # wrapped numbers one run keeps for reuse (Note [Wrapped numbers])
+
+
 def wrap(x: Operand, like: Tensor) -> Tensor:
     """A Python number as PyTorch wraps it: a 0-d int64, float64 or bool tensor."""
     if isinstance(x, Tensor):
         return x
+    ctx = like.ctx
+    # the sign is in the key, as 0.0 == -0.0 (and nan is never found: made anew)
+    key = (type(x), x, math.copysign(1.0, x) if isinstance(x, float) else 1.0,
+           ctx.inference_mode)
+    kept: Tensor | None = ctx.wrapped.get(key)
+    if kept is not None:
+        return kept
+    wrapped = _wrap(x, like)
+    if len(ctx.wrapped) < WRAPPED_KEPT and x == x:        # (nan: never found again)
+        wrapped.data.flags.writeable = False
+        ctx.wrapped[key] = wrapped
+    return wrapped
+
+
+# Note [Wrapped numbers]
+# A loop's `lr * w.grad` or `a * h + 0.01` wraps the same number at every step. A wrapped
+# number is the op's own 0-d tensor, which no program can reach or change (its values are
+# made read-only to be sure), so one run keeps the first WRAPPED_KEPT it makes and uses
+# each again. MEASURED on bench/programs.py's course programs, compiled: see the commit.
+
+
+def _wrap(x: Number, like: Tensor) -> Tensor:
     if isinstance(x, bool):
         data = np.array(x)
     elif isinstance(x, float):
@@ -44,6 +70,11 @@ def wrap(x: Operand, like: Tensor) -> Tensor:
 
 def result_type(*operands: Tensor) -> DType:
     """`torch.result_type` of tensors, wrapped numbers among them (Note [Type promotion])."""
+    if len(operands) == 2:        # the common cases first: a number never widens a float
+        a, b = operands           # tensor, and tensors of one dtype keep it
+        if not a.is_wrapped_number and a.dtype.is_floating_point and (
+                b.is_wrapped_number or b.dtype is a.dtype):
+            return a.dtype
     dims: list[DType] = []
     zeros: list[DType] = []
     numbers: list[DType] = []
