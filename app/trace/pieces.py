@@ -45,6 +45,7 @@ from app.trace.document import (
     Sent,
     Step,
     Trace,
+    trusted,
 )
 from app.trace.layout import layout
 from app.trace.values import Texts, encode, encode_step
@@ -113,11 +114,11 @@ class PieceBuilder:
             self.started = event
             self.open = False
             self.summarized = self.passes >= self.max_full_passes
-            self.waiting = [("pass", Pass.model_construct(
-                output=event.output, kind=event.kind, index=self.passes,  # type: ignore[arg-type]
+            self.waiting = [("pass", trusted(
+                Pass, output=event.output, kind=event.kind, index=self.passes,
                 line=event.line, iteration=event.iteration, retain_graph=event.retain_graph,
                 create_graph=event.create_graph, summarized=self.summarized, graph=None,
-                dependencies={}, steps=[], returned=None))]     # all given: no defaults
+                dependencies={}, steps=[], returned=None))]
         elif isinstance(event, GraphRecorded):
             if not self.summarized:
                 self.waiting.append(("graph", graph_model(event, self.texts)))
