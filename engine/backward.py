@@ -20,7 +20,7 @@ from engine.errors import TorchError
 from engine.events import Event
 from engine.graph_task import GraphTask
 from engine.node import Edge, gradient_edge
-from engine.tensor import Tensor
+from engine.tensor import Tensor, filled
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -67,7 +67,7 @@ def make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Tensor 
                     raise TorchError("RuntimeError", errors.NON_SCALAR_OUTPUT)
                 if not out.is_floating_point:
                     raise TorchError("RuntimeError", errors.real_scalar_outputs(out.dtype))
-                new.append(Tensor(np.ones(out.shape, dtype=out.dtype.numpy), out.ctx))
+                new.append(Tensor(filled(out.shape, 1, out.dtype.numpy), out.ctx))
             else:
                 new.append(None)
         else:

@@ -20,7 +20,7 @@ import numpy as np
 from engine import dtypes, errors, op_errors
 from engine.dtypes import DType
 from engine.node import InputMetadata, Node
-from engine.tensor import Number, Tensor, as_array
+from engine.tensor import Number, Tensor, as_array, filled
 
 N = TypeVar("N", bound=Node)
 Operand = Tensor | Number
@@ -190,4 +190,4 @@ def zeros_like(t: Tensor, dtype: DType | None = None) -> Tensor:
 
 
 def full_like(t: Tensor, value: Number) -> Tensor:
-    return Tensor(np.full(t.shape, value, dtype=t.dtype.numpy), t.ctx)
+    return Tensor(filled(t.shape, value, t.dtype.numpy), t.ctx)

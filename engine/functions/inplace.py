@@ -29,7 +29,7 @@ import numpy as np
 from engine import errors, op_errors
 from engine.functions._record import broadcast_shapes, record, wrap, zeros_like
 from engine.node import InputMetadata, Node, gradient_edge
-from engine.tensor import Number, Tensor
+from engine.tensor import Number, Tensor, filled
 from engine.views import check_view_rebase, set_grad_fn, strided, view_geometry
 
 
@@ -219,7 +219,7 @@ class ZeroBackward0(FillBackward0):
 
 def fill_(self: Tensor, value: Number, node_type: type[Node] = FillBackward0) -> Tensor:
     def compute(before: Tensor) -> Tensor:
-        out, _ = record(node_type, [before], np.full(self.shape, value, dtype=self.data.dtype),
+        out, _ = record(node_type, [before], filled(self.shape, value, self.data.dtype),
                         before)
         return out
 
