@@ -23,6 +23,11 @@ from engine.node import Node
 from engine.tensor import Tensor, as_array
 
 
+def _at_least_1d(values: np.ndarray) -> np.ndarray:
+    """np.atleast_1d of one array (which is a Python function, called once a pass)."""
+    return values if values.ndim else values.reshape(1)
+
+
 def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
                       weight: Tensor | None, reduction: str, ignore_index: int,
                       total_weight: Tensor) -> Tensor:
@@ -35,7 +40,7 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
     dt = self.data.dtype
     values = np.zeros(self.shape, dtype=dt)
     out = values.reshape(1, -1) if self.ndim == 1 else values
-    targets = np.atleast_1d(target.data)
+    targets = _at_least_1d(target.data)
     g = grad_output.data.astype(dt)
     g = np.broadcast_to(g, targets.shape) if reduction == "none" else g
     for i, c in enumerate(targets):
@@ -110,7 +115,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     _class_targets(input, target)
     classes = input.shape[-1]
     rows = input.data.reshape(1, -1) if input.ndim == 1 else input.data
-    targets = np.atleast_1d(target.data)
+    targets = _at_least_1d(target.data)
     dt = input.data.dtype
     losses = np.zeros(targets.shape, dtype=dt)
     total = dt.type(0)
@@ -232,7 +237,7 @@ def _smoothed(logp: Tensor, nll: Tensor, target: Tensor, weight: Tensor | None,
     if reduction == "sum":
         smooth = sum_(smooth)
     elif reduction == "mean":
-        kept = np.atleast_1d(target.data)[~np.atleast_1d(ignored.data)]
+        kept = _at_least_1d(target.data)[~_at_least_1d(ignored.data)]
         if weight is not None:
             dt = weight.data.dtype
             total = np.asarray(weight.data[kept].sum(dtype=dt), dtype=dt)

@@ -23,7 +23,8 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rounding; its summation order depends on the shapes and is not reproduced.)"""
     out = np.asarray(a @ b, dtype=a.dtype)
     zeros = out == 0
-    if zeros.any() and a.size * (b.shape[-1] if b.ndim == 2 else 1) <= SIGN_FIX_LIMIT:
+    small = a.size * (b.shape[-1] if b.ndim == 2 else 1) <= SIGN_FIX_LIMIT
+    if small and np.logical_or.reduce(zeros, axis=None):        # (zeros.any(), in C)
         columns = b if b.ndim == 2 else b[:, None]
         products = a[:, :, None] * columns[None, :, :]          # (m, k, n)
         negative = np.all((products == 0) & np.signbit(products), axis=1)

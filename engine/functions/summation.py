@@ -14,6 +14,7 @@ below are the same ones, in the same order, done on numpy arrays a block at a ti
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 import numpy as np
@@ -33,7 +34,7 @@ def _running(acc: np.ndarray, rows: np.ndarray) -> np.ndarray:
     if not len(rows):
         return acc
     stacked = np.concatenate([acc[None], rows], axis=0)
-    total: np.ndarray = np.cumsum(stacked, axis=0, dtype=acc.dtype)[-1]
+    total: np.ndarray = np.add.accumulate(stacked, axis=0, dtype=acc.dtype)[-1]  # cumsum
     return total
 
 
@@ -92,10 +93,10 @@ def cascade_sum(values: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np
     ndim = values.ndim
     axes = tuple(sorted(a % ndim for a in axes)) if ndim else ()
     kept = [a for a in range(ndim) if a not in axes]
-    moved = np.transpose(values, kept + list(axes))
+    moved = values.transpose(kept + list(axes))
     out_shape = tuple(values.shape[a] for a in kept)
-    n = int(np.prod([values.shape[a] for a in axes], dtype=np.int64)) if axes else 1
-    rows = moved.reshape(int(np.prod(out_shape, dtype=np.int64)), n)
+    n = math.prod(values.shape[a] for a in axes)
+    rows = moved.reshape(math.prod(out_shape), n)
     contiguous = not kept or (axes == tuple(range(ndim - len(axes), ndim))
                               and values.flags.c_contiguous)
     if n == 0:
