@@ -239,3 +239,15 @@ def too_many_indices(ndim: int, used: int) -> str:
 def where_condition(dtype: object) -> str:
     return ("where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{legacy_name(dtype)}")
+
+# leaky_relu_ and elu_ save their result, from which a negative slope cannot be undone
+INPLACE_LEAKY_RELU_SLOPE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+    "not supported. This is caused by calling in-place forward function with a negative "
+    "slope, please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+    "backward calculation with negative slope")
+INPLACE_ELU_SLOPE = (
+    "In-place elu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead.")

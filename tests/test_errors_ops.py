@@ -64,7 +64,8 @@ PINNED = {
         "gelu_approximate", "index_out_of_bounds", "inplace_shape", "matmul_0d", "mean_of",
         "mixed_dtypes", "mm_shapes", "mv_shapes", "not_a_tensor_argument",
         "permute_length", "randint_range", "stack_sizes", "t_of", "target_size",
-        "too_many_indices", "where_condition"], "program"),
+        "too_many_indices", "where_condition", "INPLACE_LEAKY_RELU_SLOPE",
+        "INPLACE_ELU_SLOPE"], "program"),
 }
 
 # -- programs ending with each message ------------------------------------------------------
@@ -99,6 +100,12 @@ CASES = [
     *ops("NOT_A_SEQUENCE", [("a = torch.tensor([[1.0], 2.0])", op_errors.NOT_A_SEQUENCE)],
          "TypeError"),
     *ops("INT_TOO_BIG", [(A + "b = a * 10 ** 30", op_errors.INT_TOO_BIG)], "OverflowError"),
+    *ops("INPLACE_LEAKY_RELU_SLOPE", [
+        (V + "b = torch.nn.functional.leaky_relu(a * 2, -0.1, inplace=True); "
+             "b.sum().backward()", op_errors.INPLACE_LEAKY_RELU_SLOPE)], "RuntimeError"),
+    *ops("INPLACE_ELU_SLOPE", [
+        (V + "b = torch.nn.functional.elu(a * 2, -1.0, inplace=True); b.sum().backward()",
+         op_errors.INPLACE_ELU_SLOPE)], "RuntimeError"),
     *ops("ONLY_ONE_ELEMENT_TENSORS", [
         ("a = torch.tensor([1.0, torch.tensor([1.0, 2.0])])", op_errors.ONLY_ONE_ELEMENT_TENSORS),
         ("b = float(torch.tensor([]))", op_errors.ONLY_ONE_ELEMENT_TENSORS),

@@ -61,13 +61,22 @@ def _gelu(interp: Interpreter, a: Kwargs) -> Tensor:
 
 @_f("silu", "input, inplace=False")
 def _silu(interp: Interpreter, a: Kwargs) -> Tensor:
-    return functions.silu(tensor_arg(a["input"], "input", "silu"))
+    x = tensor_arg(a["input"], "input", "silu")
+    return functions.silu_(x) if a["inplace"] else functions.silu(x)
 
 
 @_f("leaky_relu", "input, negative_slope=0.01, inplace=False")
 def _leaky_relu(interp: Interpreter, a: Kwargs) -> Tensor:
-    return functions.leaky_relu(tensor_arg(a["input"], "input", "leaky_relu"),
-                                a["negative_slope"])
+    x = tensor_arg(a["input"], "input", "leaky_relu")
+    if a["inplace"]:
+        return functions.leaky_relu_(x, a["negative_slope"])
+    return functions.leaky_relu(x, a["negative_slope"])
+
+
+@_f("leaky_relu_", "input, negative_slope=0.01")
+def _leaky_relu_in_place(interp: Interpreter, a: Kwargs) -> Tensor:
+    return functions.leaky_relu_(tensor_arg(a["input"], "input", "leaky_relu_"),
+                                 a["negative_slope"])
 
 
 @_f("softplus", "input, beta=1.0, threshold=20.0")
@@ -78,7 +87,13 @@ def _softplus(interp: Interpreter, a: Kwargs) -> Tensor:
 
 @_f("elu", "input, alpha=1.0, inplace=False")
 def _elu(interp: Interpreter, a: Kwargs) -> Tensor:
-    return functions.elu(tensor_arg(a["input"], "input", "elu"), a["alpha"])
+    x = tensor_arg(a["input"], "input", "elu")
+    return functions.elu_(x, a["alpha"]) if a["inplace"] else functions.elu(x, a["alpha"])
+
+
+@_f("elu_", "input, alpha=1.0")
+def _elu_in_place(interp: Interpreter, a: Kwargs) -> Tensor:
+    return functions.elu_(tensor_arg(a["input"], "input", "elu_"), a["alpha"])
 
 
 def _implicit_dim(t: Tensor) -> int:

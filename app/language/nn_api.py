@@ -468,9 +468,10 @@ def _relu_in_place(x: Tensor) -> Tensor:
 def _relu_layer(interp: Interpreter, a: dict[str, Value]) -> Module:
     """nn.ReLU(inplace=True) applies relu_ to its input (its version moves on, a leaf
     that requires grad refuses it), as F.relu(x, inplace=True) does."""
-    if a["inplace"]:
-        return Elementwise("ReLU", _relu_in_place, "inplace=True")
-    return Elementwise("ReLU", functions.relu)
+    module = Elementwise("ReLU", _relu_in_place, "inplace=True") if a["inplace"] else \
+        Elementwise("ReLU", functions.relu)
+    module.attributes.update(a)
+    return module
 
 
 def _loss(kind: str, fn: Callable[..., Tensor], spec: str = "",
@@ -500,6 +501,8 @@ def _gelu(a: dict[str, Value], x: Tensor) -> Tensor:
 
 
 def _leaky_relu(a: dict[str, Value], x: Tensor) -> Tensor:
+    if a["inplace"]:
+        return functions.leaky_relu_(x, a["negative_slope"])
     return functions.leaky_relu(x, a["negative_slope"])
 
 
@@ -508,7 +511,19 @@ def _softplus(a: dict[str, Value], x: Tensor) -> Tensor:
 
 
 def _elu(a: dict[str, Value], x: Tensor) -> Tensor:
-    return functions.elu(x, a["alpha"])
+    return functions.elu_(x, a["alpha"]) if a["inplace"] else functions.elu(x, a["alpha"])
+
+
+def _in_place(a: dict[str, Value]) -> str:
+    """The end of an activation's repr: `, inplace=True` when set."""
+    return ", inplace=True" if a["inplace"] else ""
+
+
+def _silu_layer(interp: Interpreter, a: dict[str, Value]) -> Module:
+    module = Elementwise("SiLU", functions.silu_, "inplace=True") if a["inplace"] else \
+        Elementwise("SiLU", functions.silu, "")
+    module.attributes.update(a)
+    return module
 
 
 def _softmax(a: dict[str, Value], x: Tensor) -> Tensor:
@@ -530,7 +545,9 @@ def _flatten(a: dict[str, Value], x: Tensor) -> Tensor:
 def _configured(kind: str, spec: str, apply: Callable[[dict[str, Value], Tensor], Tensor],
                 extra: Callable[[dict[str, Value]], str]) -> Builtin:
     def make(interp: Interpreter, a: dict[str, Value]) -> Module:
-        return Elementwise(kind, functools.partial(apply, a), extra(a))
+        module = Elementwise(kind, functools.partial(apply, a), extra(a))
+        module.attributes.update(a)         # `m.negative_slope`, `m.inplace`, as PyTorch's
+        return module
 
     return _layer(kind, spec, make)
 
@@ -552,15 +569,15 @@ NN_MEMBERS: dict[str, Value] = {
     "ReLU": _layer("ReLU", "inplace=False", _relu_layer),
     "Tanh": _activation("Tanh", functions.tanh, ""),
     "Sigmoid": _activation("Sigmoid", functions.sigmoid, ""),
-    "SiLU": _activation("SiLU", functions.silu),
+    "SiLU": _layer("SiLU", "inplace=False", _silu_layer),
     "GELU": _configured("GELU", "approximate='none'", _gelu,
                         lambda a: f"approximate='{a['approximate']}'"),
     "LeakyReLU": _configured("LeakyReLU", "negative_slope=0.01, inplace=False", _leaky_relu,
-                             lambda a: f"negative_slope={a['negative_slope']}"),
+                             lambda a: f"negative_slope={a['negative_slope']}{_in_place(a)}"),
     "Softplus": _configured("Softplus", "beta=1.0, threshold=20.0", _softplus,
                             lambda a: f"beta={a['beta']}, threshold={a['threshold']}"),
     "ELU": _configured("ELU", "alpha=1.0, inplace=False", _elu,
-                       lambda a: f"alpha={a['alpha']}"),
+                       lambda a: f"alpha={a['alpha']}{_in_place(a)}"),
     "Softmax": _configured("Softmax", "dim=None", _softmax, lambda a: f"dim={a['dim']}"),
     "LogSoftmax": _configured("LogSoftmax", "dim=None", _log_softmax,
                               lambda a: f"dim={a['dim']}"),

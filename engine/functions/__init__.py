@@ -9,6 +9,7 @@ inplace (x.add_(...), x[...] = v, the version counter).
 """
 
 from engine.functions.activation import elu, gelu, leaky_relu, log_softmax, silu, softmax, softplus
+from engine.functions.activation_inplace import elu_, leaky_relu_, silu_
 from engine.functions.arithmetic import (
     add,
     add_scalar,
@@ -56,6 +57,7 @@ from engine.functions.shape import (
     clone,
     contiguous,
     flatten,
+    flip,
     numpy_t,
     permute,
     reshape,
@@ -67,13 +69,13 @@ from engine.functions.statistics import cumulative_sum, logsumexp, norm, prod, v
 
 __all__ = [
     "abs", "add", "add_scalar", "addmm", "amax", "amin", "argmax", "argmin", "cat", "ceil",
-    "clamp", "clamp_max", "clamp_min", "clone", "compare", "contiguous", "cos",
-    "cumulative_sum", "div", "div_scalar", "dot", "elu", "erf", "exp", "expand", "expm1",
-    "flatten", "floor", "gelu", "getitem", "leaky_relu", "log", "log1p", "log_softmax",
-    "logical", "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "mm",
-    "mul", "mul_scalar", "mv", "neg", "norm", "numpy_t", "outer", "permute", "pow",
-    "pow_scalar", "pow_scalar_base", "prod", "reciprocal", "relu", "repeat", "reshape",
-    "round", "rsqrt", "rsub", "select", "sigmoid", "sign", "silu", "sin", "softmax",
-    "softplus", "sqrt", "squeeze", "stack", "sub", "sub_scalar", "sum", "sum_to", "t", "tan",
-    "tanh", "to_dtype", "transpose", "unsqueeze", "var", "view", "where",
+    "clamp", "clamp_max", "clamp_min", "clone", "compare", "contiguous", "cos", "cumulative_sum",
+    "div", "div_scalar", "dot", "elu", "elu_", "erf", "exp", "expand", "expm1", "flatten", "flip",
+    "floor", "gelu", "getitem", "leaky_relu", "leaky_relu_", "log", "log1p", "log_softmax",
+    "logical", "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul",
+    "mul_scalar", "mv", "neg", "norm", "numpy_t", "outer", "permute", "pow", "pow_scalar",
+    "pow_scalar_base", "prod", "reciprocal", "relu", "repeat", "reshape", "round", "rsqrt", "rsub",
+    "select", "sigmoid", "sign", "silu", "silu_", "sin", "softmax", "softplus", "sqrt", "squeeze",
+    "stack", "sub", "sub_scalar", "sum", "sum_to", "t", "tan", "tanh", "to_dtype", "transpose",
+    "unsqueeze", "var", "view", "where",
 ]
