@@ -23,7 +23,7 @@ from app.language.values import (
     py_str,
     type_name,
 )
-from engine import op_errors
+from engine import functions, op_errors
 from engine.dtypes import DType
 from engine.errors import TorchError
 from engine.tensor import Tensor
@@ -348,7 +348,10 @@ def _sorted(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 
 def _reversed(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`reversed(x)`; a tensor's `__reversed__` is `x.flip(0)` (a 0-d one is itself)."""
     _expected("reversed", args, kwargs, 1)
+    if isinstance(args[0], Tensor):
+        return functions.flip(args[0], (0,)) if args[0].ndim else args[0]
     return list(reversed(list(interp.iterate(args[0]))))
 
 

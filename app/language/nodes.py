@@ -122,10 +122,24 @@ def get(interp: Interpreter, node: Node, name: str) -> Value:
             if var is None:
                 return None
             value = var.unpack(node)
+            if saved in _DIMS:      # int64 dims as given; Python reads them as unsigned
+                return _unsigned(value)
             if isinstance(value, tuple) and not isinstance(value, Tensor):
                 return tuple(value)
             return value
     raise TorchError("AttributeError", f"'{type_name(node)}' object has no attribute '{name}'")
+
+
+_DIMS = frozenset({"dims"})     # saved as written (FlipBackward0's); others normalise theirs
+
+
+def _unsigned(value: Any) -> Any:
+    """A saved int64 dim as `_saved_dims` shows it: -1 is 18446744073709551615."""
+    if isinstance(value, tuple):
+        return tuple(_unsigned(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return value + 2**64
+    return value
 
 
 def set(interp: Interpreter, node: Node, name: str, value: Value) -> None:

@@ -369,6 +369,13 @@ def _t(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.t(t)
 
 
+@method("flip", "*dims")
+def _flip(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
+    if not a["dims"]:
+        raise TorchError("TypeError", 'flip() missing 1 required positional arguments: "dims"')
+    return functions.flip(t, sizes("flip", a["dims"]))
+
+
 @method("permute", "*dims")
 def _permute(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
     return functions.permute(t, sizes("permute", a["dims"]))

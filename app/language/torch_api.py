@@ -395,7 +395,7 @@ for _name in ("abs", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"
               "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "t", "permute",
               "softmax", "log_softmax", "pow", "add", "sub", "mul", "div", "eq", "ne", "lt",
               "le", "gt", "ge", "equal", "allclose", "clone", "detach", "numel", "unbind",
-              "masked_fill", "abs_", "exp_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_",
+              "masked_fill", "flip", "abs_", "exp_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_",
               "sqrt_", "log_", "neg_"):
     _method_as_function(_name)
 for _alias, _name in (("negative", "neg"), ("subtract", "sub"), ("multiply", "mul"),
@@ -482,6 +482,19 @@ def _device(interp: Interpreter, a: Kwargs) -> Value:
 
 for _dtype_name, _dtype in dtypes.ALIASES.items():
     TORCH_MEMBERS[_dtype_name] = _dtype
+
+
+def _get_default_dtype(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """The lab has no set_default_dtype: the default dtype is always float32."""
+    kwargs.pop("__text__", None)
+    if args or kwargs:          # a C function of no arguments: CPython's own message
+        raise TorchError("TypeError", "torch.get_default_dtype() takes no arguments "
+                         f"({len(args) + len(kwargs)} given)")
+    return dtypes.DEFAULT_FLOAT
+
+
+TORCH_MEMBERS["get_default_dtype"] = Builtin("torch.get_default_dtype", _get_default_dtype)
+
 def _make_size(interp: Interpreter, args: list[Value], kwargs: dict[str, Value]) -> Size:
     """`torch.Size(iterable)`: tuple's own argument rules, then each item an int (a bool,
     or an integer tensor of one element, which converts through __index__)."""

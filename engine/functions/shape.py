@@ -263,6 +263,35 @@ def permute(self: Tensor, dims: Shape) -> Tensor:
     return out
 
 
+class FlipBackward0(Node):
+    """flip(dims): the gradient flipped back along the same dims."""
+
+    name = "FlipBackward0"
+    saved_names = ("dims",)
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        return [flip(grad, self.saved_value("dims"))]
+
+
+def flip(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """`x.flip(dims)`: a copy with the order of the values reversed along each dim (not a
+    view); `reversed(x)` is `x.flip(0)`."""
+    normalized: list[int] = []
+    for d in dims:
+        n = normalize_dim(d, self.ndim)
+        if n in normalized:
+            raise errors.TorchError("RuntimeError",
+                                    f"dim {n} appears multiple times in the list of dims")
+        normalized.append(n)
+    values = np.flip(self.data, tuple(normalized)) if self.ndim else self.data
+    out, node = record(FlipBackward0, [self], np.array(values, copy=True), self)
+    if node:
+        node.save("dims", tuple(dims))
+    return out
+
+
 def numpy_t(self: Tensor) -> Tensor:
     """`.T`: permute with the dimensions reversed (PermuteBackward0, as PyTorch records)."""
     return permute(self, tuple(range(self.ndim - 1, -1, -1)))
