@@ -38,12 +38,24 @@ print("served from", pages.STATIC)
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The wheel, and what its build printed."""
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--no-build-isolation", "--wheel-dir", str(out), str(ROOT)],
-                   check=True, cwd=ROOT, capture_output=True, timeout=240)
-    return next(out.glob("autograd_lab-*.whl"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                           "--no-build-isolation", "--wheel-dir", str(out), str(ROOT)],
+                          check=True, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    return next(out.glob("autograd_lab-*.whl")), done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(built: tuple[Path, str]) -> Path:
+    return built[0]
+
+
+def test_every_folder_of_the_page_is_a_named_package(built: tuple[Path, str]) -> None:
+    """pyproject.toml names each folder under static/ (a new one must be added there), or
+    setuptools warns that it "would be ignored" at every install."""
+    assert "would be ignored" not in built[1], built[1][-2000:]
 
 
 def test_the_wheel_carries_the_page_inside_the_app_package(wheel: Path) -> None:
