@@ -56,7 +56,25 @@ class PowBackward0(Node):
         base, exponent = self.saved_value("self"), self.saved_value("exponent")
         if exponent == 0:
             return [zeros_like(base)]
+        if _kernel_suffices(grad, base, exponent):
+            # the same three ops on the values (Note [Formulas as kernels])
+            scaled = _power(base.data, exponent - 1) * base.data.dtype.type(exponent)
+            return [Tensor(as_array(grad.data * scaled, base.data.dtype), grad.ctx)]
         return [mul(grad, mul_scalar(pow_scalar(base, exponent - 1), exponent))]
+
+
+# Note [Formulas as kernels]
+# Outside grad mode (every backward without create_graph) a formula's ops record nothing,
+# so `grad * (n * self.pow(n - 1))` can run on the values alone, with the same roundings
+# in the same order, where the dtypes and shapes already agree: `loss = (y - t) ** 2` in a
+# training loop pops a PowBackward0 every step. MEASURED on bench/programs.py's 1,000-step
+# scalar loop, compiled: see the commit that added it.
+
+
+def _kernel_suffices(grad: Tensor, base: Tensor, exponent: Number) -> bool:
+    return (not grad.ctx.grad_mode and grad.dtype is base.dtype
+            and base.dtype.is_floating_point and grad.shape == base.shape
+            and not isinstance(exponent, bool))
 
 
 def pow_scalar(self: Tensor, exponent: Number) -> Tensor:
