@@ -5,7 +5,7 @@ are written in it is `app.trace.values`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NotRequired, TypeVar
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
@@ -42,21 +42,6 @@ class ErrorInfo(BaseModel):
 # pieces (a step, a node, a gradient sent, a saved value) are typed dicts, the cheapest
 # records Python makes; pydantic still knows their schema, so /docs describes them and
 # serialisation is native.
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def trusted(cls: type[M], **fields: Any) -> M:
-    """A model of every one of its fields, as given (Note [Trusted construction]): what
-    pydantic's `model_construct` makes, without its walk for defaults and aliases, which
-    took an eighth of a 1,000-pass loop's trace (cProfile, compiled build)."""
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", {name: fields[name] for name in cls.model_fields})
-    object.__setattr__(model, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
-
 
 class SavedValue(TypedDict):
     name: Annotated[str, Field(description="as in `grad_fn._saved_<name>`")]

@@ -67,7 +67,7 @@ def _write(self: Tensor, result: Tensor) -> None:
         raise errors.TorchError("RuntimeError", op_errors.cannot_cast(result.dtype, self.dtype))
     if not self.data.flags.writeable:
         raise errors.TorchError("RuntimeError", op_errors.INPLACE_OVERLAP)
-    self.data[...] = result.data.astype(self.data.dtype)
+    self.data[...] = result.data             # (cast as astype casts, without a copy)
 
 
 def inplace(self: Tensor, compute: Callable[[Tensor], Tensor], records: bool = True
