@@ -67,8 +67,9 @@ class PowBackward0(Node):
 # Outside grad mode (every backward without create_graph) a formula's ops record nothing,
 # so `grad * (n * self.pow(n - 1))` can run on the values alone, with the same roundings
 # in the same order, where the dtypes and shapes already agree: `loss = (y - t) ** 2` in a
-# training loop pops a PowBackward0 every step. MEASURED on bench/programs.py's 1,000-step
-# scalar loop, compiled: see the commit that added it.
+# training loop pops a PowBackward0 every step. MEASURED, compiled, on a 0-d float32
+# tensor (best of 5 x 20,000): the formula's three ops took 3.6 us, the whole apply with
+# the kernel 2.1 us; 1.5 ms of bench/programs.py's 1,000-step scalar loop (about 50 ms).
 
 
 def _kernel_suffices(grad: Tensor, base: Tensor, exponent: Number) -> bool:
