@@ -49,6 +49,13 @@ INFERENCE_INPLACE = (
     "clone to get a normal tensor before doing inplace update.See "
     "https://github.com/pytorch/rfcs/pull/17 for more details."
 )
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution."
+)
 HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."

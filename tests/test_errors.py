@@ -163,7 +163,8 @@ PINNED = {
     "HINT": "helper",                   # the end of modified_by_inplace's message
     **dict.fromkeys(REF_CONSTANTS, "reference"), **dict.fromkeys(REF_BUILT, "reference"),
     "EMPTY_INPUTS": "program", "NO_GRADIENTS": "program", "INT64_OVERFLOW": "program",
-    "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program", "item_of_many": "program",
+    "INFERENCE_SAVED": "program", "INFERENCE_INPLACE": "program",
+    "DETACH_VIEW_INPLACE": "program", "item_of_many": "program",
     "INFERENCE_REQUIRES_GRAD": "program", "LEAF_MARKED_DIRTY": "program",
     "REQUIRES_GRAD_NON_LEAF_TRUE": "program",
     "ONCE_DIFFERENTIABLE": "program",
@@ -201,6 +202,10 @@ CASES = [
     case("INT64_OVERFLOW", "torch.manual_seed(2 ** 64)", errors.INT64_OVERFLOW, "ValueError"),
     case("INFERENCE_SAVED", "with torch.inference_mode():\n    t = torch.ones(2)\n"
          + V + "y = a * t", errors.INFERENCE_SAVED, "RuntimeError"),
+    case("DETACH_VIEW_INPLACE", "v = torch.ones(4)[:2]\nv.detach_()", errors.DETACH_VIEW_INPLACE,
+         "RuntimeError"),
+    case("DETACH_VIEW_INPLACE", V + "v = (a * 2).view(2, 1)\nv.detach_()",
+         errors.DETACH_VIEW_INPLACE, "RuntimeError"),
     case("INFERENCE_INPLACE", "with torch.inference_mode():\n    t = torch.ones(2)\nt.add_(1)",
          errors.INFERENCE_INPLACE, "RuntimeError"),
     case("INFERENCE_REQUIRES_GRAD", "with torch.inference_mode():\n    t = torch.ones(2)\n"

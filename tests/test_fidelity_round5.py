@@ -2,7 +2,8 @@
 getting wrong, each as a small program compared with live PyTorch: in-place activations
 (LeakyReluBackward1 and EluBackward1 save the result; silu_ saves a clone of its input),
 their errors and module attributes, `flip` and `reversed(tensor)`,
-`torch.get_default_dtype()`, and the node a version error names (PowBackward1 is "Pow1").
+`torch.get_default_dtype()`, the node a version error names (PowBackward1 is "Pow1"),
+`F.one_hot` and `detach_()` of a view.
 
 The corpus pins each through a tutorial-style program; these say the rule on its own."""
 
@@ -54,6 +55,12 @@ CASES = {
     "reversed-tensor": "import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
                        "s = 0\nfor i, v in enumerate(reversed(x)):\n    s = s + v * (i + 1)\n"
                        "s.backward()\nprint(x.grad, reversed(x))\n",
+    "one-hot": "import torch\nimport torch.nn.functional as F\n"
+               "print(F.one_hot(torch.tensor([[2, 0], [1, 1]])))\n"
+               "print(F.one_hot(torch.tensor([0]), 4))\n",
+    "one-hot-negative": "import torch\nimport torch.nn.functional as F\n"
+                        "F.one_hot(torch.tensor([1, -1]))\n",
+    "detach-a-view-in-place": "import torch\nx = torch.ones(2, 2)\nx.t().detach_()\n",
     "default-dtype": "import torch\nprint(torch.get_default_dtype())\n"
                      "x = torch.ones(2, dtype=torch.get_default_dtype(), requires_grad=True)\n"
                      "print(x.dtype == torch.get_default_dtype())\n",

@@ -79,6 +79,15 @@ def _leaky_relu_in_place(interp: Interpreter, a: Kwargs) -> Tensor:
                                  a["negative_slope"])
 
 
+@_f("one_hot", "tensor, num_classes=-1")
+def _one_hot(interp: Interpreter, a: Kwargs) -> Tensor:
+    n = a["num_classes"]
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TorchError("TypeError", "one_hot(): argument 'num_classes' (position 2) must be "
+                         f"int, not {type(n).__name__}")
+    return classification.one_hot(tensor_arg(a["tensor"], "tensor", "one_hot"), n)
+
+
 @_f("softplus", "input, beta=1.0, threshold=20.0")
 def _softplus(interp: Interpreter, a: Kwargs) -> Tensor:
     return functions.softplus(tensor_arg(a["input"], "input", "softplus"), a["beta"],

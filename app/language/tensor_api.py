@@ -204,6 +204,8 @@ def _detach(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 
 @method("detach_", "")
 def _detach_(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
+    if t.base is not None:                # every view, whatever its base requires
+        raise TorchError("RuntimeError", torch_errors.DETACH_VIEW_INPLACE)
     if t.requires_grad:
         t.untracked = "detach"
     t.grad_fn = None

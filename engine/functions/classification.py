@@ -247,3 +247,30 @@ def _smoothed(logp: Tensor, nll: Tensor, target: Tensor, weight: Tensor | None,
     classes = logp.shape[class_dim]
     return add(mul_scalar(nll, 1 - label_smoothing),
                mul_scalar(smooth, label_smoothing / classes))
+
+
+def one_hot(target: Tensor, num_classes: int = -1) -> Tensor:
+    """`F.one_hot(target, num_classes)`: class indices as rows of 0s and a 1 (int64, no
+    history), with ATen's checks in its order; -1 takes the largest class plus one."""
+    if target.dtype is not dtypes.int64:
+        raise errors.TorchError("RuntimeError", "one_hot is only applicable to index tensor "
+                                "of type LongTensor.")
+    values = target.data
+    if values.size == 0:
+        if num_classes == -1:
+            raise errors.TorchError("RuntimeError", "Can not infer total number of classes "
+                                    "from empty tensor.")
+    else:
+        if values.min() < 0:
+            raise errors.TorchError("RuntimeError", "Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(values.max()) + 1
+        elif values.max() >= num_classes:
+            raise errors.TorchError("RuntimeError",
+                                    "Class values must be smaller than num_classes.")
+    shape = (*target.shape, max(num_classes, 0))
+    target.ctx.check_elements(shape)
+    out = np.zeros(shape, dtype=np.int64)
+    if values.size:
+        np.put_along_axis(out, values[..., None], 1, axis=-1)
+    return Tensor(out, target.ctx)
