@@ -12,6 +12,10 @@ lines over 50 modules, none above 300.
 
 Raised to 9,300 for views that follow their base through in-place ops as PyTorch's do
 (engine/views.py: the regenerated AsStridedBackward0, and the CreationMeta errors).
+
+Raised to 9,450 for what a fifth round of recorded programs found courses write:
+activations in place (engine/functions/activation_inplace.py), flip, one_hot, and the
+notes that say what each of this round's speed changes measured.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 9_300
+ENGINE_LINES = 9_450
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 
