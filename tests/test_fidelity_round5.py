@@ -3,7 +3,7 @@ getting wrong, each as a small program compared with live PyTorch: in-place acti
 (LeakyReluBackward1 and EluBackward1 save the result; silu_ saves a clone of its input),
 their errors and module attributes, `flip` and `reversed(tensor)`,
 `torch.get_default_dtype()`, the node a version error names (PowBackward1 is "Pow1"),
-`F.one_hot` and `detach_()` of a view.
+`F.one_hot`, `detach_()` of a view, an optimizer's `state` and a module's dtype.
 
 The corpus pins each through a tutorial-style program; these say the rule on its own."""
 
@@ -61,6 +61,19 @@ CASES = {
     "one-hot-negative": "import torch\nimport torch.nn.functional as F\n"
                         "F.one_hot(torch.tensor([1, -1]))\n",
     "detach-a-view-in-place": "import torch\nx = torch.ones(2, 2)\nx.t().detach_()\n",
+    "optimizer-state": "import torch\nw = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                       "a = torch.tensor([0.5], requires_grad=True)\n"
+                       "sgd = torch.optim.SGD([w], lr=0.1, momentum=0.5)\n"
+                       "adam = torch.optim.Adam([a], lr=0.1, amsgrad=True)\n"
+                       "for _ in range(2):\n    (w * w).sum().backward()\n"
+                       "    (a * 3).sum().backward()\n"
+                       "    sgd.step()\n    adam.step()\n"
+                       "print(sgd.state[w], sorted(adam.state[a]))\n"
+                       "print(adam.state[a]['max_exp_avg_sq'])\n",
+    "module-dtype": "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+                    "m = nn.Linear(2, 1)\nm(torch.ones(1, 2)).sum().backward()\nm.double()\n"
+                    "print(m.weight.dtype, m.weight.grad.dtype, m.weight._version)\n"
+                    "m.to(dtype=torch.float32)\nprint(m.bias)\n",
     "default-dtype": "import torch\nprint(torch.get_default_dtype())\n"
                      "x = torch.ones(2, dtype=torch.get_default_dtype(), requires_grad=True)\n"
                      "print(x.dtype == torch.get_default_dtype())\n",

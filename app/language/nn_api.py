@@ -706,12 +706,45 @@ def _itself(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     return args[0]
 
 
+def _converted(module: Module, dtype: DType) -> Module:
+    """`module.double()`, `.float()`, `.to(dtype)`: every floating parameter (and its grad)
+    takes the dtype in place, as `param.data = param.data.to(dtype)` does: the same
+    Parameter objects, their versions unchanged."""
+    for _, p in module.named_parameters_list():
+        for t in (p, p.grad):
+            if t is not None and t.dtype.is_floating_point and t.dtype is not dtype:
+                t.data = t.data.astype(dtype.numpy)
+                t.dtype = dtype
+    return module
+
+
+def _to(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`module.to(device)`, `.to(dtype)`, `.to(device, dtype)`: only the dtype changes
+    anything on the CPU."""
+    kwargs.pop("__text__", None)
+    dtype = kwargs.get("dtype")
+    for a in args[1:]:
+        if isinstance(a, DType):
+            dtype = a
+    if isinstance(dtype, DType):
+        if not dtype.is_floating_point:
+            raise TorchError("TypeError", "nn.Module.to only accepts floating point or complex "
+                             f"dtypes, but got desired dtype={dtype}")
+        return _converted(args[0], dtype)
+    return args[0]
+
+
+def _as(dtype: DType) -> Callable[[Interpreter, Args, Kwargs], Value]:
+    return lambda interp, args, kwargs: _converted(args[0], dtype)
+
+
 MODULE_METHODS: dict[str, Builtin] = {n: Builtin(f"Module.{n}", f) for n, f in {
     "parameters": _parameters_method, "named_parameters": _named_parameters,
     "children": _children, "modules": _modules, "named_modules": _named_modules,
     "zero_grad": _zero_grad, "train": _train, "eval": _eval,
     "register_full_backward_hook": _register_full_backward_hook, "forward": _module_forward,
-    "requires_grad_": _requires_grad_, "cpu": _itself, "to": _itself,
+    "requires_grad_": _requires_grad_, "cpu": _itself, "to": _to,
+    "double": _as(dtypes.float64), "float": _as(dtypes.float32),
 }.items()}
 
 
@@ -775,9 +808,32 @@ class Optimizer:
                                            _state_of(state, group)))
         return updates
 
+    def state_view(self, interp: Interpreter) -> dict[Tensor, dict[str, Value]]:
+        """`opt.state`: each stepped parameter's state as PyTorch keeps it, by parameter
+        (read as it is now: new tensors at each read)."""
+        ctx = interp.ctx
+        out: dict[Tensor, dict[str, Value]] = {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state.get(id(p))
+                if isinstance(state, optim.SGDState):   # a buffer only with momentum
+                    buf = state.momentum_buffer
+                    out[p] = {} if buf is None else {"momentum_buffer": Tensor(buf.copy(), ctx)}
+                elif isinstance(state, optim.AdamState):
+                    entry: dict[str, Value] = {
+                        "step": Tensor(np.array(state.step, dtype=np.float32), ctx),
+                        "exp_avg": Tensor(state.exp_avg.copy(), ctx),
+                        "exp_avg_sq": Tensor(state.exp_avg_sq.copy(), ctx)}
+                    if group["amsgrad"]:
+                        entry["max_exp_avg_sq"] = Tensor(state.max_exp_avg_sq.copy(), ctx)
+                    out[p] = entry
+        return out
+
     def lab_getattr(self, interp: Interpreter, name: str) -> Value:
         if name == "param_groups":
             return self.param_groups
+        if name == "state":
+            return self.state_view(interp)
         if name == "defaults":
             return self.defaults
         if name in OPTIMIZER_METHODS:
