@@ -41,7 +41,8 @@ def wrap(x: Operand, like: Tensor) -> Tensor:
     if kept is not None:
         return kept
     wrapped = _wrap(x, like)
-    if len(ctx.wrapped) < WRAPPED_KEPT and x == x:        # (nan: never found again)
+    # (nan is never found again; math.isnan also gives a bool for a numpy float)
+    if len(ctx.wrapped) < WRAPPED_KEPT and not (isinstance(x, float) and math.isnan(x)):
         wrapped.data.flags.writeable = False
         ctx.wrapped[key] = wrapped
     return wrapped

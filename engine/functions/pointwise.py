@@ -8,6 +8,7 @@ overloads] and Note [Order of gradient formulas] in arithmetic.py).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
@@ -193,7 +194,7 @@ class ErfBackward0(_Pointwise):
         from engine.functions.power import pow_scalar
 
         gauss = exp(neg(pow_scalar(saved, 2)))
-        return mul(mul_scalar(gauss, 2.0 / np.sqrt(np.pi)), grad)
+        return mul(mul_scalar(gauss, 2.0 / math.sqrt(math.pi)), grad)
 
 
 class _ZeroGradient(_Pointwise):
