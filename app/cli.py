@@ -52,7 +52,7 @@ def trace(args: argparse.Namespace) -> int:
             print(f"autograd-lab: cannot read {path}: {e.strerror}", file=sys.stderr)
             return 2
         document, error = trace_json(source, limits, include=BRIEF if args.brief else None,
-                                     scheduler=args.scheduler)
+                                     scheduler=args.scheduler, passes_from=args.passes_from)
         failed = failed or error
         sys.stdout.flush()
         sys.stdout.buffer.write(document + b"\n")
@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--scheduler", choices=["ready_queue", "topological"],
                    default="ready_queue", help="order each pass's steps by PyTorch's ready "
                    "queue (the default) or by a topological sort (engine/topological.py)")
+    t.add_argument("--passes-from", type=int, default=0, metavar="N",
+                   help="keep passes step by step from pass N (0-based) on, within the "
+                   "max_full_passes and max_full_values limits; the others are summarised")
     t.set_defaults(run=trace)
     s = sub.add_parser("serve", help="serve the lab on http://HOST:PORT")
     s.add_argument("--host", help="the address to listen on (LAB_HOST; 127.0.0.1)")

@@ -6,7 +6,8 @@ The web server reads them from settings (`LAB_MAX_...`); `autograd-lab trace --l
 NAME=VALUE` changes them for the command line.
 
 Memory is bounded by the text's size, the elements of any one tensor (or list), the nodes
-a run records and the passes kept in full in the trace; work is bounded by the statements
+a run records and the passes kept in full in the trace (how many, and the values they show:
+Note [Passes kept in full] in app/trace/kept.py); work is bounded by the statements
 executed, the loop iterations and the time budget. A training loop frees each step's graph,
 so a loop of a thousand steps is fine.
 """
@@ -33,7 +34,8 @@ class Limits:
     max_call_depth: int = 40            # calls of the program's own functions, nested
     max_hooks: int = 16                 # hooks registered on one tensor
     max_seconds: float = 10.0           # time budget for one program
-    max_full_passes: int = 60           # passes kept in full in the trace; later ones summed up
+    max_full_passes: int = 60           # passes kept in full in the trace; others summed up
+    max_full_values: int = 20_000       # ... while the values they show stay under this
 
     @classmethod
     def names(cls) -> list[str]:

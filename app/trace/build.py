@@ -37,6 +37,7 @@ from app.trace.document import (
     Trace,
 )
 from app.trace.gcpause import GC_PAUSE
+from app.trace.kept import KeptPasses
 from app.trace.layout import clear_cache as clear_layouts
 from app.trace.lenses import Lenses
 from app.trace.pieces import Piece, PieceBuilder, Send, TraceEvent
@@ -58,10 +59,11 @@ def program_info(source: str, program: Program, leaves: list[str]) -> ProgramInf
 
 
 def run(source: str, limits: Limits, send: Send, seed: int | None = None,
-        scheduler: Scheduler = "ready_queue") -> None:
+        scheduler: Scheduler = "ready_queue", passes_from: int = 0) -> None:
     """Parse and run one program, sending the document's pieces; the last is `done`.
     `scheduler` is a setting of the run (its AutogradContext's), which every backward
-    and autograd.grad call of the program then uses."""
+    and autograd.grad call of the program then uses; `passes_from` is the first pass
+    kept in full (Note [Passes kept in full])."""
     try:
         program = parse(source, limits)
     except SourceError as e:
@@ -78,8 +80,8 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
         else:
             send(kind, piece)
 
-    builder = PieceBuilder(finish, limits.max_full_passes)
-    lenses = Lenses(builder.emit, send, limits.max_full_passes)
+    builder = PieceBuilder(finish, KeptPasses(limits, passes_from))
+    lenses = Lenses(builder.emit, send, lambda: not builder.summarized)
     interpreter = Interpreter(program, limits, lenses.emit)
     interpreter.keeps_next_pass = builder.keeps_next_pass
     if seed is not None:
@@ -130,24 +132,24 @@ class _Collector:
 
 
 def run_source(source: str, limits: Limits = DEFAULT_LIMITS, seed: int | None = None,
-               scheduler: Scheduler = "ready_queue") -> Trace:
+               scheduler: Scheduler = "ready_queue", passes_from: int = 0) -> Trace:
     """Parse, run and trace one program, as a document to inspect (tests, tools)."""
     collector = _Collector()
     with GC_PAUSE:
-        run(source, limits, collector.send, seed, scheduler)
+        run(source, limits, collector.send, seed, scheduler, passes_from)
     assert collector.trace is not None
     return collector.trace
 
 
 def trace_json(source: str, limits: Limits = DEFAULT_LIMITS, include: Any = None,
-               seed: int | None = None, scheduler: Scheduler = "ready_queue"
-               ) -> tuple[bytes, bool]:
+               seed: int | None = None, scheduler: Scheduler = "ready_queue",
+               passes_from: int = 0) -> tuple[bytes, bool]:
     """Parse, run and trace one program and write its document: (the JSON as UTF-8, whether
     it reports an error). The CLI's and the API's way in; both send bytes on. The document
     is written and dropped before the collector resumes (see gcpause.py)."""
     collector = _Collector()
     with GC_PAUSE:
-        run(source, limits, collector.send, seed, scheduler)
+        run(source, limits, collector.send, seed, scheduler, passes_from)
         trace = collector.trace
         assert trace is not None
         failed = trace.error is not None
@@ -166,8 +168,8 @@ QUEUE_PIECES = 256               # pieces waiting for a slow reader before the r
 
 
 def trace_events(source: str, limits: Limits = DEFAULT_LIMITS,
-                 seed: int | None = None, scheduler: Scheduler = "ready_queue"
-                 ) -> Iterator[TraceEvent]:
+                 seed: int | None = None, scheduler: Scheduler = "ready_queue",
+                 passes_from: int = 0) -> Iterator[TraceEvent]:
     """The document's pieces as the run produces them: the run works on a thread of its
     own and hands each piece over through a bounded queue (so a slow reader slows the run
     instead of piling up memory); closing the iterator stops the run."""
@@ -187,7 +189,7 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS,
     def work() -> None:
         try:
             with GC_PAUSE:
-                run(source, limits, send, seed, scheduler)
+                run(source, limits, send, seed, scheduler, passes_from)
         except _Cancelled:
             pass
         finally:

@@ -11,6 +11,7 @@ the k-th pop) and the lab's own code that does the same, a page of `/source/`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -145,8 +146,9 @@ class CallPathBuilder:
     """Receives the run's events and keeps every call's phases (`phases`): a pass's
     opening phases come with its first step, its closing ones when it ends."""
 
-    def __init__(self, max_full_passes: int) -> None:
-        self.max_full_passes = max_full_passes
+    def __init__(self, kept: Callable[[], bool]) -> None:
+        self.kept = kept                      # whether the pass that starts is kept in full
+        self.started_kept = False
         self.phases: list[Phase] = []
         self.passes = 0
         self.started: PassStarted | None = None
@@ -157,7 +159,7 @@ class CallPathBuilder:
         """Take one event; the phases it completes, for the stream."""
         out: list[Phase] = []
         if isinstance(event, NodePopped) and self.started is not None and event.ran:
-            if self.steps == 0 and self.passes < self.max_full_passes:
+            if self.steps == 0 and self.started_kept:
                 out = opening(self.passes, self.started)
             self.steps += 1
             if event.hooks:
@@ -166,6 +168,7 @@ class CallPathBuilder:
             out = self.close()
             if isinstance(event, PassStarted):
                 self.started = event
+                self.started_kept = self.kept()
         elif isinstance(event, CallFailed):
             out = self.close() + failed(event)
         self.phases += out
@@ -177,6 +180,6 @@ class CallPathBuilder:
         if started is None or steps == 0:
             return []
         self.passes += 1
-        if self.passes > self.max_full_passes:
+        if not self.started_kept:
             return []
         return closing(self.passes - 1, started, steps, hooked)

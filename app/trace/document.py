@@ -108,7 +108,8 @@ class Sent(TypedDict):
 
 
 class Step(TypedDict):
-    """One ready-queue pop. `name`, `seq` and `leaf` are the contract's fields. The
+    """One ready-queue pop. `name`, `seq` and `leaf` are the contract's fields, and a
+    summarized pass's steps have only those; a kept pass's steps have the others too. The
     `grad_before`/`grad_after` fields (and their texts) are only on AccumulateGrad's steps,
     the ones that write `.grad`, and `error` only on a step that raised: on the others they
     would be nulls, a seventh of a big trace's bytes."""
@@ -116,14 +117,18 @@ class Step(TypedDict):
     name: str
     seq: int
     leaf: str | None
-    node: int
-    grad: Annotated[JSONValue, Field(description="the summed gradient the node received")]
-    grad_text: str | None
-    sent: list[Sent]
-    dependencies: Annotated[dict[str, int], Field(description="counts that changed, by node id")]
-    ready: Annotated[list[int], Field(description="nodes this pop made ready")]
-    queue: Annotated[list[int], Field(description="the ready queue afterwards, in pop order")]
-    released: Annotated[list[str], Field(description="saved tensors freed after the node ran")]
+    node: NotRequired[int]
+    grad: NotRequired[Annotated[JSONValue, Field(description="the summed gradient the node "
+                                                             "received")]]
+    grad_text: NotRequired[str | None]
+    sent: NotRequired[list[Sent]]
+    dependencies: NotRequired[Annotated[dict[str, int], Field(description="counts that "
+                                                                      "changed, by node id")]]
+    ready: NotRequired[Annotated[list[int], Field(description="nodes this pop made ready")]]
+    queue: NotRequired[Annotated[list[int], Field(description="the ready queue afterwards, in "
+                                                              "pop order")]]
+    released: NotRequired[Annotated[list[str], Field(description="saved tensors freed after "
+                                                                 "the node ran")]]
     grad_before: NotRequired[JSONValue]
     grad_after: NotRequired[JSONValue]
     grad_before_text: NotRequired[str | None]
@@ -165,11 +170,14 @@ class Pass(BaseModel):
                                                  "(1-based), outermost first")
     retain_graph: bool
     create_graph: bool
-    summarized: bool = Field(False, description="past the lab's max_full_passes: the steps "
-                                                "keep only name, seq and leaf, and no graph")
+    summarized: bool = Field(False, description="outside the window of passes the trace "
+                             "keeps step by step (from `passes_from`, within max_full_passes and "
+                             "max_full_values): the steps keep only name, seq and leaf, and no "
+                             "graph")
     graph: Graph | None = None
     dependencies: dict[str, int] = {}           # by node id, as JSON writes object keys
-    steps: list[Step] = []
+    steps: list[Step] = Field([], description="every pop, in order (a summarized pass's "
+                              "with the contract's fields only: name, seq and leaf)")
     returned: list[Returned] | None = Field(None, description="a grad pass: what "
                                             "autograd.grad returned, one per input")
 
@@ -208,7 +216,7 @@ class OptimizerStep(BaseModel):
                                    "last one before it, if any")
     hyper: dict[str, JSONValue] = Field(description="lr, momentum, betas, ... of its group")
     params: list[ParamStep] = Field(description="every parameter it updated (one with a "
-                                    ".grad); empty past the lab's max_full_passes")
+                                    ".grad); empty when the pass before it is summarized")
     summarized: bool = False
 
 

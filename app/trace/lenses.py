@@ -16,13 +16,15 @@ class Lenses:
     the call path's phases go into the stream as `phase` pieces as they are known."""
 
     def __init__(self, emit: Callable[[RunEvent], None], send: Callable[[str, Phases], None],
-                 max_full_passes: int) -> None:
+                 kept: Callable[[], bool]) -> None:
         self.pieces = emit
         self.send = send
-        self.profile = ProfileBuilder(max_full_passes)
-        self.callpath = CallPathBuilder(max_full_passes)
+        self.profile = ProfileBuilder(kept)
+        self.callpath = CallPathBuilder(kept)
 
     def emit(self, event: RunEvent) -> None:
+        """The pieces' builder first: it decides whether a pass that starts is kept in
+        full (Note [Passes kept in full]), which the lenses then ask (`kept`)."""
         self.pieces(event)
         self.profile.emit(event)
         phases = self.callpath.emit(event)

@@ -3,7 +3,8 @@
 A backward or autograd.grad call is a pass only once a node runs in it (CONTRACT §2), so a
 pass's opening pieces (`pass`, `graph`, `dependencies`) wait until its first step.
 Pops in which `autograd.grad` only captured a gradient ran no node and are not steps.
-Past `max_full_passes`, passes are summarised: their steps keep the contract's fields.
+Passes outside the window that kept.py keeps in full are summarised: their steps keep the
+contract's fields (Note [Passes kept in full]).
 The models made once per pass, print or optimizer step are made without validation, as
 the steps are (Note [Trusted construction] in document.py): a 1,000-step loop makes a
 thousand passes, and validating them took 8% of its trace's time (cProfile, compiled
@@ -46,6 +47,7 @@ from app.trace.document import (
     Step,
     Trace,
 )
+from app.trace.kept import KeptPasses
 from app.trace.layout import layout
 from app.trace.values import Texts, encode, encode_step
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
@@ -55,10 +57,11 @@ TraceEvent = tuple[str, Piece]
 Send = Callable[[str, Piece], None]
 
 
-def graph_model(event: GraphRecorded, texts: Texts) -> Graph:
+def graph_model(event: GraphRecorded, texts: Texts, kept: KeptPasses) -> Graph:
     drawing = layout(event.root, event.nodes)
     nodes: list[GraphNode] = []
     for n, (layer, x), band in zip(event.nodes, drawing.places, drawing.band_of, strict=True):
+        kept.show(n.leaf_value, *(s.value for s in n.saved if s.is_tensor and not s.released))
         nodes.append({
             "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
             "next": n.next_ids,
@@ -110,9 +113,9 @@ def error_info(error: ProgramError) -> ErrorInfo:
 class PieceBuilder:
     """Receives the run's events (`emit`) and sends the document's pieces (`send`)."""
 
-    def __init__(self, send: Send, max_full_passes: int) -> None:
+    def __init__(self, send: Send, kept: KeptPasses) -> None:
         self.send = send
-        self.max_full_passes = max_full_passes
+        self.kept = kept
         self.texts = Texts()
         self.started: PassStarted | None = None
         self.waiting: list[TraceEvent] = []        # a pass's pieces until its first step
@@ -120,6 +123,7 @@ class PieceBuilder:
         self.passes = 0
         self.steps = 0                             # the current pass's steps so far
         self.summarized = False
+        self.last_kept = False                     # the last pass that had steps was kept
         self.printed: list[str] = []
         self.console: list[ConsoleLine] = []
         self.outside: list[Outside] = []
@@ -131,7 +135,7 @@ class PieceBuilder:
         elif isinstance(event, PassStarted):
             self.started = event
             self.open = False
-            self.summarized = self.passes >= self.max_full_passes
+            self.summarized = not self.kept.keeps(self.passes)
             self.waiting = [("pass", trusted(
                 Pass, output=event.output, kind=event.kind, index=self.passes,
                 line=event.line, iteration=event.iteration, retain_graph=event.retain_graph,
@@ -139,7 +143,7 @@ class PieceBuilder:
                 dependencies={}, steps=[], returned=None))]
         elif isinstance(event, GraphRecorded):
             if not self.summarized:
-                self.waiting.append(("graph", graph_model(event, self.texts)))
+                self.waiting.append(("graph", graph_model(event, self.texts, self.kept)))
         elif isinstance(event, DependenciesCounted):
             if not self.summarized:
                 self.waiting.append(("dependencies", Dependencies(
@@ -172,7 +176,7 @@ class PieceBuilder:
 
     def keeps_next_pass(self) -> bool:
         """Whether the next pass will be kept step by step (not summarised)."""
-        return self.passes < self.max_full_passes
+        return self.kept.keeps(self.passes)
 
     def step(self, e: NodePopped) -> None:
         if not e.ran:
@@ -181,6 +185,9 @@ class PieceBuilder:
             self.open = True
             self.passes += 1
             self.steps = 0
+            self.last_kept = not self.summarized
+            if self.last_kept:
+                self.kept.opened()
             for kind, piece in self.waiting:
                 self.send(kind, piece)
             self.waiting = []
@@ -194,6 +201,7 @@ class PieceBuilder:
         """One pop as the document shows it (see Note [Trusted construction]). An error
         points at the backward() call whose pass it ended."""
         texts = self.texts
+        self.kept.show(e.grad, e.grad_before, e.grad_after, *(s.value for s in e.sent))
         sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
                              "value": encode_step(s.value), "text": texts.printed(s.value)}
                             for s in e.sent]
@@ -220,12 +228,16 @@ class PieceBuilder:
         return step
 
     def optimizer_step(self, e: OptimizerStepped) -> None:
-        summarized = len(self.optimizer_steps) >= self.max_full_passes
+        # kept with the pass whose gradients it consumed (or, before any, with the first)
+        summarized = not (self.last_kept if self.passes else self.kept.keeps(0))
         params: list[ParamStep] = [] if summarized else [
             {"name": u.name, "before": encode_step(u.before), "grad": encode_step(u.grad),
              "after": encode_step(u.after),
              "state": {k: encode_step(v) for k, v in u.state.items()}}
             for u in e.params]
+        if not summarized:
+            for u in e.params:
+                self.kept.show(u.before, u.grad, u.after, *u.state.values())
         step = OptimizerStep.model_construct(
             index=len(self.optimizer_steps), kind=e.kind, line=e.line,  # type: ignore[arg-type]
             iteration=e.iteration, after_pass=self.passes - 1 if self.passes else None,

@@ -24,6 +24,7 @@ in another buffer, or held by Python, is shared.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -63,7 +64,7 @@ class _Pass:
 
     def __init__(self, started: PassStarted, kept: bool) -> None:
         self.started = started
-        self.kept = kept                     # within max_full_passes: its events are kept
+        self.kept = kept                     # a pass kept in full: its events are kept
         self.nodes: dict[int, NodeInfo] = {}
         self.events: list[ProfileEvent] = []
         self.steps = 0
@@ -99,8 +100,8 @@ class _Pass:
 class ProfileBuilder:
     """Receives the run's events and keeps the timeline (`events`); see the module's doc."""
 
-    def __init__(self, max_full_passes: int) -> None:
-        self.max_full_passes = max_full_passes
+    def __init__(self, kept: Callable[[], bool]) -> None:
+        self.kept = kept                      # whether the pass that starts is kept in full
         self.events: list[ProfileEvent] = []
         self.passes = 0
         self.shown: set[int] = set()          # nodes whose forward op is already listed
@@ -109,7 +110,7 @@ class ProfileBuilder:
     def emit(self, event: RunEvent) -> None:
         if isinstance(event, PassStarted):
             self.close()
-            self.current = _Pass(event, self.passes < self.max_full_passes)
+            self.current = _Pass(event, self.kept())
         elif isinstance(event, GraphRecorded) and self.current is not None:
             if self.current.kept:
                 self.forward(self.current, event)

@@ -43,13 +43,14 @@ TRACE_LIMITED = {"dependencies": [Depends(limited("trace"))],
 # The largest seed a request may send: the lab's fresh seeds have 53 bits (engine/context.py
 # `fresh_seed`), so that a JSON number, read as a double, carries one exactly.
 MAX_SEED = 2**FRESH_SEED_BITS - 1
+MAX_PASSES_FROM = 1_000_000      # more passes than any run's max_statements allows
 
 
 def json_integer(value: object) -> object:
-    """A seed as a JSON integer as JSON Schema means it (`7` or `7.0`), never `true` or `"7"`
-    (pydantic's lax mode would take both)."""
+    """A seed (or a pass's index) as a JSON integer as JSON Schema means it (`7` or `7.0`),
+    never `true` or `"7"` (pydantic's lax mode would take both)."""
     if isinstance(value, bool) or not isinstance(value, int | float | None):
-        raise ValueError("a seed is a JSON integer")
+        raise ValueError("a JSON integer is expected here")
     return value
 
 
@@ -65,8 +66,13 @@ class TraceRequest(BaseModel):
         "PyTorch's engine (the default, the one conformance checks), or `topological`, a "
         "reverse DFS post-order run in one pass (seed 000, engine/topological.py); the "
         "graph, node ids and gradients mean the same under both")
+    passes_from: int = Field(
+        0, ge=0, le=MAX_PASSES_FROM, description="the first pass to keep step by step: the "
+        "trace keeps passes in full from this one on, while they stay within the lab's "
+        "max_full_passes and max_full_values, and summarises the others (send a summarised "
+        "pass's `index`, with the trace's `seed`, to step through that pass)")
 
-    _seed_is_an_integer = field_validator("seed", mode="before")(json_integer)
+    _seed_is_an_integer = field_validator("seed", "passes_from", mode="before")(json_integer)
 
 
 class Health(BaseModel):
@@ -83,14 +89,14 @@ async def trace(body: TraceRequest, request: Request) -> Response:
     """The whole trace of one program. Rejected programs and PyTorch's errors come back as
     a document with `error` set, not as an HTTP error."""
     try:
-        if body.seed is None:
+        if body.seed is None and body.passes_from == 0:
             document = await traced(request, body.source, body.scheduler)
-        else:                       # a replay: neither cached nor shared with other runs
+        else:                # a replay or a later window: neither cached nor shared
             queue: TraceQueue = request.app.state.trace_queue
             with queue.admitted():
                 document, _ = await queue.run(trace_json, body.source,
                                               _settings(request).limits(), None, body.seed,
-                                              body.scheduler)
+                                              body.scheduler, body.passes_from)
     except Busy:
         request.app.state.metrics.trace("busy")
         return Response(content=BUSY_DOCUMENT, media_type="application/json",
@@ -286,7 +292,8 @@ async def trace_stream(body: TraceRequest, request: Request,
             held.enter_context(queue.admitted())
             held.enter_context(metrics.stream("trace"))
             pieces = _Pieces(trace_events(body.source, limits, seed=seed,
-                                          scheduler=body.scheduler), queue)
+                                          scheduler=body.scheduler,
+                                          passes_from=body.passes_from), queue)
             held.callback(pieces.close)
             index = -1
             while (piece := await pieces.next()) is not None:

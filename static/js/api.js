@@ -8,7 +8,9 @@ export async function getPresets() {
 
 /** POST the program to /api/trace/stream and call onEvent(kind, data) for every
  * Server-Sent Event as it arrives: pass, graph, dependencies, step..., done. `scheduler`
- * ('ready_queue', the default, or 'topological') orders each pass's steps.
+ * ('ready_queue', the default, or 'topological') orders each pass's steps; `window`
+ * ({ seed, passesFrom }) asks for the passes from passesFrom on step by step, drawing
+ * from the trace's seed so that it is the same run.
  *
  * A stream that breaks after its first event and before `done` (a server restarted, the
  * network changed) is asked for again with `Last-Event-ID`, up to RESUMES times: the
@@ -17,8 +19,12 @@ export async function getPresets() {
 const RESUMES = 5;
 const RESUME_DELAY_MS = 500;
 
-export async function streamTrace(source, onEvent, signal, scheduler = null) {
-  const body = JSON.stringify(scheduler ? { source, scheduler } : { source });
+export async function streamTrace(source, onEvent, signal, scheduler = null, window = null) {
+  const request = { source };
+  if (scheduler) request.scheduler = scheduler;
+  if (window?.passesFrom) request.passes_from = window.passesFrom;
+  if (window?.passesFrom && window.seed !== null && window.seed !== undefined) request.seed = window.seed;
+  const body = JSON.stringify(request);
   let lastId = null;
   let done = false;
   const onBlock = (event) => {

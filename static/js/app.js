@@ -195,21 +195,24 @@ function calls(list) {
 // -- running a program ----------------------------------------------------------------------
 
 /** Send the program to the server and fold its events in as they stream. `play` plays
- * from step 0, the frame that explains the dependency counts. */
-async function run({ step = 0, play = false, note = null } = {}) {
+ * from step 0, the frame that explains the dependency counts. `passesFrom` and `seed` ask
+ * for the same run kept step by step from that pass on; `toPass` then shows its start. */
+async function run({ step = 0, play = false, note = null, passesFrom = 0, seed = null, toPass = null } = {}) {
   if (stream) stream.abort();
   const controller = new AbortController();
   stream = controller;
   const source = state.program;
   waitingForFirstStep = play;
   if (state.ui.marked) dispatch({ type: 'ui', ui: { marked: null } });
-  dispatch({ type: 'run-start', source, step, playing: play, note });
+  dispatch({ type: 'run-start', source, step, playing: play, note, passesFrom });
   try {
     await api.streamTrace(source, (kind, data) => {
       if (controller.signal.aborted) return;
       dispatch({ type: 'event', kind, data });
-      if (kind === 'done') dispatch({ type: 'step', step: state.step });
-    }, controller.signal);
+      if (kind === 'done') {
+        dispatch({ type: 'step', step: toPass === null ? state.step : passes.passStart(state.run, toPass) });
+      }
+    }, controller.signal, null, { passesFrom, seed });
   } catch (err) {
     if (!controller.signal.aborted) dispatch({ type: 'run-failed', message: String(err.message || err) });
   }
@@ -237,6 +240,13 @@ function go(step) {
 function move(delta) {
   dispatch({ type: 'playing', playing: false });
   go(shownStep(state) + delta);
+}
+
+/** "Step through this pass": the same run again (its seed), kept step by step from pass p
+ * on (the server keeps a window of passes: Note [Passes kept in full]). */
+function keepPass(p) {
+  dispatch({ type: 'playing', playing: false });
+  run({ passesFrom: p, seed: state.run.seed ?? null, toPass: p, note: state.note });
 }
 
 /** Pass p's first frame (the pass picker, `[` and `]`). */
@@ -284,6 +294,10 @@ function wire() {
   });
   $('copy-pytorch').addEventListener('click', copyPytorch);
   $('pass-pick').addEventListener('change', (event) => goPass(Number(event.target.value)));
+  $('pass-summary').addEventListener('click', (event) => {
+    const button = event.target.closest?.('button[data-pass]');
+    if (button) keepPass(Number(button.dataset.pass));
+  });
   document.addEventListener('click', (event) => {
     const link = event.target.closest?.('.line-link');
     if (link) markLine(Number(link.dataset.line));
@@ -336,7 +350,7 @@ function wire() {
     const wanted = fromHash(location.hash);
     if (wanted.program !== undefined && wanted.program !== state.program) {
       dispatch({ type: 'program', program: wanted.program });
-      run({ step: wanted.step ?? 0, note: wanted.note ?? null });
+      run({ step: wanted.step ?? 0, note: wanted.note ?? null, passesFrom: wanted.passesFrom ?? 0, seed: wanted.seed ?? null });
     } else if (wanted.step !== undefined) {
       go(wanted.step);
     }
@@ -496,7 +510,9 @@ async function start() {
     return;
   }
   if (wanted.program === undefined && list.length) dispatch({ type: 'program', program: list[0].source });
-  if (state.program.trim()) run({ step: wanted.step ?? 0, note: wanted.note ?? null });
+  if (state.program.trim()) {
+    run({ step: wanted.step ?? 0, note: wanted.note ?? null, passesFrom: wanted.passesFrom ?? 0, seed: wanted.seed ?? null });
+  }
   else paint();
 }
 

@@ -41,12 +41,14 @@ function stoppedBefore(e) {
   }
 }
 
-/** A pass past the lab's max_full_passes: the trace keeps only its order of pops. */
+/** A pass outside the window the trace keeps step by step: only its order of pops. */
 function explainSummary(frame, run) {
   const pass = frame.pass;
-  const full = run.passes.filter((q) => !q.summarized).length;
+  const kept = run.passes.flatMap((q, i) => (q.summarized ? [] : [i + 1]));
+  const window = !kept.length ? 'no pass' : kept.length === 1 ? `pass ${kept[0]}`
+    : `passes ${kept[0]}–${kept.at(-1)}`;
   return {
-    sentence: `Pass ${frame.passIndex + 1}, ${callText(pass)} (line ${pass.line}), is summarized: the lab keeps the first ${full} passes step by step.`,
+    sentence: `Pass ${frame.passIndex + 1}, ${callText(pass)} (line ${pass.line}), is summarized: this trace keeps ${window} step by step, as many as fit the lab's limits. Step through this pass to see it in full.`,
     detail: `The trace keeps its ${pass.steps.length} pops in order (node, sequence number, leaf), not its graph, gradients or .grad values.`,
   };
 }

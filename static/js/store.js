@@ -27,6 +27,7 @@ export function initialState(init = {}) {
       retain: Boolean(init.retain),
     },
     note: init.note ?? null,
+    passesFrom: init.passesFrom ?? 0,    // the first pass the run keeps step by step
     box: null,                      // the graph box's size in px, {w, h}, once measured
     camera: null,                   // see camera.js; derived afresh for a new graph
     ui: { leavesOpen: false },
@@ -41,7 +42,8 @@ export function reduce(state, action) {
       return { ...state, presets: action.presets };
     case 'run-start':
       return { ...state, run: emptyRun('running', action.source), step: action.step ?? 0,
-               playing: Boolean(action.playing), note: action.note ?? null, camera: null };
+               playing: Boolean(action.playing), note: action.note ?? null, camera: null,
+               passesFrom: action.passesFrom ?? 0 };
     case 'event': {
       const run = fold(state.run, action.kind, action.data);
       // A run with nothing to step through (a rejected program, an error before any pop)

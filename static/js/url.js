@@ -1,5 +1,6 @@
 // The shareable part of the state lives in the URL's hash:
 // #p=<program, base64url of UTF-8>&s=<step>&v=<speed>&t=<theme>&r=<retain>&n=<note>
+//  &f=<the first pass kept step by step>&e=<the seed of that run>
 
 const NOTES = new Set(['again', 'again-retain', 'forward', 'zero']);
 
@@ -28,6 +29,10 @@ export function toHash(state, step) {
   if (state.settings.theme !== 'auto') params.set('t', state.settings.theme);
   if (state.settings.retain) params.set('r', '1');
   if (state.note) params.set('n', state.note);
+  if (state.passesFrom) {
+    params.set('f', String(state.passesFrom));
+    if (state.run.seed !== null && state.run.seed !== undefined) params.set('e', String(state.run.seed));
+  }
   return `#${params.toString()}`;
 }
 
@@ -47,5 +52,9 @@ export function fromHash(hash) {
   if (params.has('t')) out.theme = params.get('t');
   if (params.get('r') === '1') out.retain = true;
   if (NOTES.has(params.get('n'))) out.note = params.get('n');
+  const from = Number.parseInt(params.get('f') ?? '', 10);
+  if (Number.isFinite(from) && from > 0) out.passesFrom = from;
+  const seed = Number.parseInt(params.get('e') ?? '', 10);
+  if (out.passesFrom && Number.isSafeInteger(seed) && seed >= 0) out.seed = seed;
   return out;
 }

@@ -94,12 +94,37 @@ def test_a_summarized_pass_says_so_and_lists_its_pops(page: Any, server_url: str
         f"AccumulateGrad({s['leaf']})" if s["leaf"] else f"{s['name']} #{s['seq']}"
         for s in trace.passes[-1].steps]
     full = sum(not p.summarized for p in trace.passes)
-    expect(page.locator("#sentence")).to_contain_text(f"is summarized: the lab keeps the first "
-                                                      f"{full} passes")
+    expect(page.locator("#sentence")).to_contain_text(f"is summarized: this trace keeps passes "
+                                                      f"1–{full} step by step")
     expect(page.locator("#leaves tbody")).to_have_text("Not kept for a summarized pass.")
     page.select_option("#pass-pick", "0")
     expect(page.locator("#pass-summary")).to_be_hidden()
     assert page.locator("svg#graph .node").count() == len(trace.passes[0].graph.nodes)  # type: ignore[union-attr]
+
+
+def test_a_summarized_pass_can_be_stepped_through(page: Any, server_url: str) -> None:
+    """'Step through pass N' traces the same run again kept from pass N on: the pass shows
+    its graph and the gradients the engine computed for it; the URL keeps the window."""
+    text = ("import torch\n\nw = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+            f"for i in range({DEFAULT_LIMITS.max_full_passes + 3}):\n"
+            "    loss = (w * (i + 1)).pow(2).sum()\n    loss.backward()\n")
+    last = DEFAULT_LIMITS.max_full_passes + 2
+    window = run_source(text, passes_from=last)
+    assert not window.passes[last].summarized and window.passes[0].summarized
+    page.goto(program_url(server_url, text, step=0))
+    wait_done(page)
+    page.select_option("#pass-pick", str(last))
+    page.locator("#pass-summary button.pass-load").click()
+    wait_done(page)
+    expect(page.locator("#pass-summary")).to_be_hidden()
+    assert page.locator("#pass-pick").input_value() == str(last)
+    nodes = window.passes[last].graph.nodes  # type: ignore[union-attr]
+    expect(page.locator("svg#graph .node")).to_have_count(len(nodes))
+    expect(page).to_have_url(re.compile(rf"[#&]f={last}(&|$)"))
+    page.keyboard.press("End")                 # the pass's gradient into w, as PyTorch's
+    expect(page.locator("#leaves")).to_contain_text(window.passes[last].steps[-1]["grad_after_text"])
+    page.select_option("#pass-pick", "0")      # now the first pass is the summarized one
+    expect(page.locator("#pass-summary button.pass-load")).to_have_text("Step through pass 1")
 
 
 def test_console_lines_mark_the_editor_and_warnings_stand_apart(page: Any,

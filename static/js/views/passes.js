@@ -1,7 +1,8 @@
 // The pass picker, shown when a program runs several passes (a training loop has one per
 // iteration): "pass 3 of 20 · backward() at line 7, iteration 3". Choosing one moves the
 // step index to that pass's start, so the URL's step holds the choice. A summarized pass
-// (no graph kept) shows the order of its pops where the graph would be.
+// (no graph kept) shows the order of its pops where the graph would be, and a button that
+// asks for the run again kept step by step from that pass on (app.js `keepPass`).
 
 import { passLabel } from '../course.js';
 import { nodeLabel } from '../labels.js';
@@ -40,6 +41,12 @@ function renderSummary(box, frame) {
   if (!pass) { box.replaceChildren(); return; }
   const head = document.createElement('p');
   head.textContent = `Pass ${frame.passIndex + 1} is summarized: its ${pass.steps.length} pops, in order.`;
+  const load = document.createElement('button');
+  load.type = 'button';
+  load.className = 'pass-load';
+  load.dataset.pass = String(frame.passIndex);
+  load.textContent = `Step through pass ${frame.passIndex + 1}`;
+  head.append(' ', load);
   const list = document.createElement('ol');
   list.append(...pass.steps.map((s) => {
     const li = document.createElement('li');
