@@ -64,7 +64,7 @@ def sgd_step(param: Tensor, state: SGDState, lr: float, momentum: float, dampeni
 
 
 class AdamState:
-    """One parameter's step count and moment estimates."""
+    """One parameter's step count and moment estimates (the maximum only with amsgrad)."""
 
     __slots__ = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
@@ -72,7 +72,7 @@ class AdamState:
         self.step = 0.0
         self.exp_avg = np.zeros_like(like)
         self.exp_avg_sq = np.zeros_like(like)
-        self.max_exp_avg_sq = np.zeros_like(like)
+        self.max_exp_avg_sq: np.ndarray | None = None
 
 
 def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
@@ -103,8 +103,8 @@ def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: f
     bias_correction2_sqrt = bias_correction2 ** 0.5
     second = state.exp_avg_sq
     if amsgrad:
-        state.max_exp_avg_sq = np.maximum(state.max_exp_avg_sq, state.exp_avg_sq)
-        second = state.max_exp_avg_sq
+        kept = np.zeros_like(second) if state.max_exp_avg_sq is None else state.max_exp_avg_sq
+        state.max_exp_avg_sq = second = np.maximum(kept, state.exp_avg_sq)
     denom = np.sqrt(second) / dt(bias_correction2_sqrt) + dt(eps)
     # addcdiv_'s `self + value * t1 / t2`: (value * t1) / t2, then the sum (checked on torch)
     _write(param, param.data + (state.exp_avg * dt(-step_size)) / denom)

@@ -49,6 +49,17 @@ def test_engine_is_the_standard_mt19937() -> None:
     assert int(rnd.Generator(5489).random(10_000)[-1]) == 4123659995
 
 
+@pytest.mark.parametrize("seed", [0, 1, 5489, 2**31, 2**32 - 1])
+def test_seeding_is_pytorchs_init_with_uint32(seed: int) -> None:
+    """Note [Seeding in C]: the state numpy's legacy seeding makes is the recurrence of
+    at::mt19937's init_with_uint32, with the next draw twisting first (pos 624)."""
+    state = [seed]
+    for j in range(1, 624):
+        state.append((1812433253 * (state[-1] ^ (state[-1] >> 30)) + j) & 0xFFFFFFFF)
+    engine = rnd.Generator(seed)._engine.state["state"]
+    assert engine["key"].tolist() == state and engine["pos"] == 624
+
+
 def test_the_engine_sees_32_bits_of_the_seed_the_generator_keeps_64() -> None:
     low, high = rnd.Generator(5), rnd.Generator(2**32 + 5)
     assert np.array_equal(low.random(700), high.random(700))

@@ -144,6 +144,9 @@ class Interpreter:
         # summarises passes past its max_full_passes): if not, the engine leaves out the
         # views' snapshots (`AutogradContext.snapshots`).
         self.keeps_next_pass: Callable[[], bool] | None = None
+        # ... and the next optimizer step's values (before, grad, after, state): if not, the
+        # optimizer does not copy them.
+        self.keeps_next_update: Callable[[], bool] | None = None
 
     # -- the run ---------------------------------------------------------------------
     def run(self) -> None:

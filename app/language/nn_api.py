@@ -785,27 +785,33 @@ class Optimizer:
     def lab_type_name(self) -> str:
         return self.kind
 
-    def step(self) -> list[ParamUpdate]:
-        """One step of every parameter that has a gradient; what each update did."""
+    def step(self, shown: bool = True) -> list[ParamUpdate]:
+        """One step of every parameter that has a gradient; what each update did, if the
+        trace will show it (`shown`: the values are copied only then)."""
         updates: list[ParamUpdate] = []
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                before, grad = p.data.copy(), p.grad.data.copy()
+                if shown:
+                    before, grad = p.data.copy(), p.grad.data.copy()
+                state = self.state.get(id(p))
                 if self.kind == "SGD":
-                    state = self.state.setdefault(id(p), optim.SGDState())
+                    if state is None:
+                        state = self.state[id(p)] = optim.SGDState()
                     optim.sgd_step(p, state, float(group["lr"]), float(group["momentum"]),
                                    float(group["dampening"]), float(group["weight_decay"]),
                                    bool(group["nesterov"]), bool(group["maximize"]))
                 else:
-                    state = self.state.setdefault(id(p), optim.AdamState(p.data))
+                    if state is None:
+                        state = self.state[id(p)] = optim.AdamState(p.data)
                     beta1, beta2 = group["betas"]
                     optim.adam_step(p, state, float(group["lr"]), float(beta1), float(beta2),
                                     float(group["eps"]), float(group["weight_decay"]),
                                     bool(group["amsgrad"]), bool(group["maximize"]))
-                updates.append(ParamUpdate(p.name, before, grad, p.data.copy(),
-                                           _state_of(state, group)))
+                if shown:
+                    updates.append(ParamUpdate(p.name, before, grad, p.data.copy(),
+                                               _state_of(state, group)))
         return updates
 
     def state_view(self, interp: Interpreter) -> dict[Tensor, dict[str, Value]]:
@@ -824,7 +830,7 @@ class Optimizer:
                         "step": Tensor(np.array(state.step, dtype=np.float32), ctx),
                         "exp_avg": Tensor(state.exp_avg.copy(), ctx),
                         "exp_avg_sq": Tensor(state.exp_avg_sq.copy(), ctx)}
-                    if group["amsgrad"]:
+                    if group["amsgrad"] and state.max_exp_avg_sq is not None:
                         entry["max_exp_avg_sq"] = Tensor(state.max_exp_avg_sq.copy(), ctx)
                     out[p] = entry
         return out
@@ -869,7 +875,7 @@ def _state_of(state: Any, group: dict[str, Value]) -> dict[str, Any]:
                            "exp_avg_sq": state.exp_avg_sq.copy(),
                            "bias_correction1": 1 - beta1 ** state.step,
                            "bias_correction2": 1 - beta2 ** state.step}
-    if group["amsgrad"]:
+    if group["amsgrad"] and state.max_exp_avg_sq is not None:
         out["max_exp_avg_sq"] = state.max_exp_avg_sq.copy()
     return out
 
@@ -888,7 +894,7 @@ def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     mode = interp.ctx.grad_mode
     interp.ctx.grad_mode = False
     try:
-        updates = optimizer.step()
+        updates = optimizer.step(interp.keeps_next_update is None or interp.keeps_next_update())
     finally:
         interp.ctx.grad_mode = mode
     group = optimizer.param_groups[0]

@@ -84,6 +84,7 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
     lenses = Lenses(builder.emit, send, lambda: not builder.summarized)
     interpreter = Interpreter(program, limits, lenses.emit)
     interpreter.keeps_next_pass = builder.keeps_next_pass
+    interpreter.keeps_next_update = builder.keeps_next_update
     if seed is not None:
         interpreter.ctx.replay_seed = seed
     interpreter.ctx.scheduler = scheduler

@@ -178,6 +178,11 @@ class PieceBuilder:
         """Whether the next pass will be kept step by step (not summarised)."""
         return self.kept.keeps(self.passes)
 
+    def keeps_next_update(self) -> bool:
+        """Whether the next optimizer step will be kept with its values: with the pass whose
+        gradients it consumes (or, before any pass, with the first)."""
+        return self.last_kept if self.passes else self.kept.keeps(0)
+
     def step(self, e: NodePopped) -> None:
         if not e.ran:
             return
@@ -228,8 +233,7 @@ class PieceBuilder:
         return step
 
     def optimizer_step(self, e: OptimizerStepped) -> None:
-        # kept with the pass whose gradients it consumed (or, before any, with the first)
-        summarized = not (self.last_kept if self.passes else self.kept.keeps(0))
+        summarized = not self.keeps_next_update()
         params: list[ParamStep] = [] if summarized else [
             {"name": u.name, "before": encode_step(u.before), "grad": encode_step(u.grad),
              "after": encode_step(u.after),

@@ -28,6 +28,34 @@ def _at_least_1d(values: np.ndarray) -> np.ndarray:
     return values if values.ndim else values.reshape(1)
 
 
+def _class_weights_fit(input: Tensor, weight: Tensor | None) -> None:
+    """The kernel's checks of `weight`, after the targets': one per class, in the input's
+    dtype."""
+    if weight is None:
+        return
+    classes = input.shape[-1] if input.ndim else 1
+    if weight.ndim != 1 or weight.numel() != classes:
+        raise errors.TorchError("RuntimeError", f"weight tensor should be defined either for "
+                                f"all {classes} classes or no classes but got weight tensor "
+                                f"of shape: {list(weight.shape)}")
+    if weight.dtype is not input.dtype:
+        raise errors.TorchError("RuntimeError", f"expected scalar type {_scalar_type(input)} "
+                                f"but found {_scalar_type(weight)}")
+
+
+def _counted(targets: np.ndarray, ignore_index: int) -> tuple[np.ndarray, np.ndarray]:
+    """The samples whose target is not ignore_index, and their classes."""
+    samples = np.flatnonzero(targets != ignore_index)
+    return samples, targets[samples]
+
+
+def _class_weights(weight: Tensor | None, classes: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Each counted sample's class weight (1 without weights), in the input's dtype."""
+    if weight is None:
+        return np.ones(classes.shape, dtype=dt)
+    return np.asarray(weight.data[classes], dtype=dt)
+
+
 def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
                       weight: Tensor | None, reduction: str, ignore_index: int,
                       total_weight: Tensor) -> Tensor:
@@ -40,15 +68,11 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
     dt = self.data.dtype
     values = np.zeros(self.shape, dtype=dt)
     out = values.reshape(1, -1) if self.ndim == 1 else values
-    targets = _at_least_1d(target.data)
+    samples, classes = _counted(_at_least_1d(target.data), ignore_index)
     g = grad_output.data.astype(dt)
-    g = np.broadcast_to(g, targets.shape) if reduction == "none" else g
-    for i, c in enumerate(targets):
-        if c == ignore_index:
-            continue
-        share = -(weight.data[c] if weight is not None else dt.type(1)) * (
-            g[i] if reduction == "none" else g)
-        out[i, c] = share / total_weight.data if reduction == "mean" else share
+    g = np.broadcast_to(g, target.shape or (1,))[samples] if reduction == "none" else g
+    shares = -_class_weights(weight, classes, dt) * g
+    out[samples, classes] = shares / total_weight.data if reduction == "mean" else shares
     result = recorded(NllLossBackwardBackward0, values, [grad_output, self], grad_output)
     if result.grad_fn is not None:
         for name, value in (("ignore_index", ignore_index), ("reduction", reduction),
@@ -113,20 +137,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              ignore_index: int = -100, reduction: str = "mean") -> Tensor:
     _check_reduction(reduction)
     _class_targets(input, target)
-    classes = input.shape[-1]
+    _class_weights_fit(input, weight)
     rows = input.data.reshape(1, -1) if input.ndim == 1 else input.data
     targets = _at_least_1d(target.data)
+    samples, classes = _counted(targets, ignore_index)
+    out_of_bounds = (classes < 0) | (classes >= input.shape[-1])
+    if out_of_bounds.any():                      # the first such target, in sample order
+        raise errors.TorchError("IndexError",
+                                f"Target {classes[out_of_bounds.argmax()]} is out of bounds.")
     dt = input.data.dtype
+    w = _class_weights(weight, classes, dt)
     losses = np.zeros(targets.shape, dtype=dt)
-    total = dt.type(0)
-    for i, c in enumerate(targets):
-        if c == ignore_index:
-            continue
-        if not 0 <= c < classes:
-            raise errors.TorchError("IndexError", f"Target {c} is out of bounds.")
-        w = weight.data[c] if weight is not None else dt.type(1)
-        losses[i] = -w * rows[i, c]
-        total = total + w
+    losses[samples] = -w * rows[samples, classes]
+    # the weights added one after another from 0, in dt (accumulate adds left to right)
+    total = np.add.accumulate(np.concatenate([np.zeros(1, dt), w]), dtype=dt)[-1]
     if reduction == "none":
         values = losses.reshape(target.shape if input.ndim >= 2 else ())
     elif reduction == "sum":

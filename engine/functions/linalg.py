@@ -22,17 +22,17 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     numpy's loops start from +0.0. (The values otherwise agree with MKL's within float32
     rounding; its summation order depends on the shapes and is not reproduced.)"""
     out = np.asarray(a @ b, dtype=a.dtype)
-    zeros = out == 0
-    small = a.size * (b.shape[-1] if b.ndim == 2 else 1) <= SIGN_FIX_LIMIT
-    if small and np.logical_or.reduce(zeros, axis=None):        # (zeros.any(), in C)
-        columns = b if b.ndim == 2 else b[:, None]
-        products = a[:, :, None] * columns[None, :, :]          # (m, k, n)
+    columns = b if b.ndim == 2 else b[:, None]
+    rows, cols = np.nonzero(out.reshape(a.shape[0], columns.shape[1]) == 0)
+    if rows.size > 0 and rows.size * a.shape[1] <= SIGN_FIX_LIMIT:
+        products = a[rows] * columns[:, cols].T                 # (zeros, k): theirs only
         negative = np.all((products == 0) & np.signbit(products), axis=1)
-        out = np.where(zeros & negative.reshape(out.shape), out.dtype.type(-0.0), out)
-    return np.asarray(out, dtype=a.dtype)
+        if negative.any():          # (out is the product's own array: written in place)
+            out.reshape(a.shape[0], columns.shape[1])[rows[negative], cols[negative]] = -0.0
+    return out
 
 
-SIGN_FIX_LIMIT = 1_000_000       # m * k * n products looked at for the signs of zeros
+SIGN_FIX_LIMIT = 1_000_000       # products looked at for the signs of zero entries
 
 
 def _same_dtype(op: str, tensors: list[Tensor]) -> None:

@@ -45,6 +45,8 @@ def multi_row_sum(rows: np.ndarray) -> np.ndarray:
     level_power = max(4, _ceil_log2(size) // NUM_LEVELS)
     level_step = 1 << level_power
     level_mask = level_step - 1
+    if size < level_step:       # one level: its running sum, the others staying 0 (adding
+        return _running(np.zeros(rows.shape[1:], dtype=rows.dtype), rows)  # +0 changes none)
     acc = np.zeros((NUM_LEVELS, *rows.shape[1:]), dtype=rows.dtype)
     i = 0
     while i + level_step <= size:
