@@ -27,6 +27,7 @@ COMPILED = [
     "app/language/*.py",
     "app/trace/build.py",
     "app/trace/pieces.py",
+    "app/trace/kept.py",
     "app/trace/lenses.py",
     "app/trace/layout.py",
     "app/trace/layered.py",

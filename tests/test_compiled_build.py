@@ -21,8 +21,8 @@ HOT = ["engine.graph_task", "engine.tensor", "engine.node", "engine.ready_queue"
        "engine.input_buffer", "engine.backward", "engine.printing",
        "engine.functions.arithmetic", "engine.topological", "app.language.parse",
        "app.language.operators", "app.language.program", "app.language.interpreter",
-       "app.trace.build", "app.trace.pieces", "app.trace.lenses", "app.trace.layout",
-       "app.trace.values"]
+       "app.trace.build", "app.trace.pieces", "app.trace.kept", "app.trace.lenses",
+       "app.trace.layout", "app.trace.values"]
 PURE = ["app.trace.document", "app.limits", "app.web.api", "app.cli"]
 
 

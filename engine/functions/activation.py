@@ -93,8 +93,8 @@ def log_softmax(self: Tensor, dim: int | None = None) -> Tensor:
     if x.ndim == 0:
         values = np.zeros((), dtype=dtype.numpy)
     else:
-        shifted = x - np.max(x, axis=d, keepdims=True)
-        values = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+        shifted = x - np.maximum.reduce(x, axis=d, keepdims=True)
+        values = shifted - np.log(np.add.reduce(np.exp(shifted), axis=d, keepdims=True))
     out, node = record(LogSoftmaxBackward0, [self], as_array(values, dtype.numpy), self)
     if node:
         node.save("dim", d)

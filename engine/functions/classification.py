@@ -45,14 +45,14 @@ def _class_weights_fit(input: Tensor, weight: Tensor | None) -> None:
 
 def _counted(targets: np.ndarray, ignore_index: int) -> tuple[np.ndarray, np.ndarray]:
     """The samples whose target is not ignore_index, and their classes."""
-    samples = np.flatnonzero(targets != ignore_index)
+    (samples,) = (targets != ignore_index).nonzero()
     return samples, targets[samples]
 
 
 def _class_weights(weight: Tensor | None, classes: np.ndarray, dt: np.dtype) -> np.ndarray:
     """Each counted sample's class weight (1 without weights), in the input's dtype."""
     if weight is None:
-        return np.ones(classes.shape, dtype=dt)
+        return np.full(classes.shape, 1, dtype=dt)
     return np.asarray(weight.data[classes], dtype=dt)
 
 
@@ -142,7 +142,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     targets = _at_least_1d(target.data)
     samples, classes = _counted(targets, ignore_index)
     out_of_bounds = (classes < 0) | (classes >= input.shape[-1])
-    if out_of_bounds.any():                      # the first such target, in sample order
+    if np.logical_or.reduce(out_of_bounds):      # the first such target, in sample order
         raise errors.TorchError("IndexError",
                                 f"Target {classes[out_of_bounds.argmax()]} is out of bounds.")
     dt = input.data.dtype

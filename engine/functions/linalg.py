@@ -23,7 +23,7 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rounding; its summation order depends on the shapes and is not reproduced.)"""
     out = np.asarray(a @ b, dtype=a.dtype)
     columns = b if b.ndim == 2 else b[:, None]
-    rows, cols = np.nonzero(out.reshape(a.shape[0], columns.shape[1]) == 0)
+    rows, cols = (out.reshape(a.shape[0], columns.shape[1]) == 0).nonzero()
     if rows.size > 0 and rows.size * a.shape[1] <= SIGN_FIX_LIMIT:
         products = a[rows] * columns[:, cols].T                 # (zeros, k): theirs only
         negative = np.all((products == 0) & np.signbit(products), axis=1)
