@@ -52,8 +52,13 @@ class KeptPasses:
         """A kept pass had its first step."""
         self.passes += 1
 
-    def show(self, *values: Any) -> None:
-        """A kept pass shows these arrays (None and numbers count as what they are)."""
-        for v in values:
-            if v is not None:
-                self.values += v.size if type(v) is np.ndarray else int(np.size(v))
+    def show(self, values: int) -> None:
+        """A kept pass shows this many more values (`size` counts them)."""
+        self.values += values
+
+
+def size(value: Any) -> int:
+    """How many values an array (or a number, or None) is."""
+    if value is None:
+        return 0
+    return value.size if type(value) is np.ndarray else int(np.size(value))

@@ -47,7 +47,7 @@ from app.trace.document import (
     Step,
     Trace,
 )
-from app.trace.kept import KeptPasses
+from app.trace.kept import KeptPasses, size
 from app.trace.layout import layout
 from app.trace.values import Texts, encode, encode_step
 from engine.events import DependenciesCounted, GraphRecorded, NodePopped, SavedInfo
@@ -60,8 +60,12 @@ Send = Callable[[str, Piece], None]
 def graph_model(event: GraphRecorded, texts: Texts, kept: KeptPasses) -> Graph:
     drawing = layout(event.root, event.nodes)
     nodes: list[GraphNode] = []
+    shown = 0
     for n, (layer, x), band in zip(event.nodes, drawing.places, drawing.band_of, strict=True):
-        kept.show(n.leaf_value, *(s.value for s in n.saved if s.is_tensor and not s.released))
+        shown += size(n.leaf_value)
+        for s in n.saved:
+            if s.is_tensor and not s.released:
+                shown += size(s.value)
         nodes.append({
             "id": texts.number(n.id), "name": n.name, "seq": texts.number(n.seq),
             "next": n.next_ids,
@@ -71,6 +75,7 @@ def graph_model(event: GraphRecorded, texts: Texts, kept: KeptPasses) -> Graph:
             "line": n.line, "module": n.scope,
             "code": None if n.code is None else list(n.code),
             "layer": texts.number(layer), "x": x, "band": band})
+    kept.show(shown)
     return Graph(root=event.root, nodes=nodes, bands=drawing.bands)
 
 
@@ -206,7 +211,10 @@ class PieceBuilder:
         """One pop as the document shows it (see Note [Trusted construction]). An error
         points at the backward() call whose pass it ended."""
         texts = self.texts
-        self.kept.show(e.grad, e.grad_before, e.grad_after, *(s.value for s in e.sent))
+        shown = size(e.grad) + size(e.grad_before) + size(e.grad_after)
+        for s in e.sent:
+            shown += size(s.value)
+        self.kept.show(shown)
         sent: list[Sent] = [{"edge": s.edge, "to": texts.number(s.to),
                              "value": encode_step(s.value), "text": texts.printed(s.value)}
                             for s in e.sent]
@@ -239,9 +247,9 @@ class PieceBuilder:
              "after": encode_step(u.after),
              "state": {k: encode_step(v) for k, v in u.state.items()}}
             for u in e.params]
-        if not summarized:
-            for u in e.params:
-                self.kept.show(u.before, u.grad, u.after, *u.state.values())
+        for u in [] if summarized else e.params:
+            self.kept.show(size(u.before) + size(u.grad) + size(u.after)
+                           + sum(size(v) for v in u.state.values()))
         step = OptimizerStep.model_construct(
             index=len(self.optimizer_steps), kind=e.kind, line=e.line,  # type: ignore[arg-type]
             iteration=e.iteration, after_pass=self.passes - 1 if self.passes else None,
