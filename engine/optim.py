@@ -21,14 +21,16 @@ def _fma(a: np.ndarray, alpha: float, b: np.ndarray) -> np.ndarray:
     float64 scalar widens b, and the product a, exactly (numpy's promotion)."""
     dt = a.dtype
     scale = np.float64(dt.type(alpha))
-    return (scale * b + a).astype(dt)
+    wide: np.ndarray = scale * b + a
+    return wide.astype(dt)
 
 
 def _fma_product(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
     """`x * y + c` rounded once to c's dtype: addcmul's `self + value * t1 * t2` is one
     fused multiply-add of the rounded `value * t1` with t2 (checked against torch). The
     product is taken in float64 (its inputs widened exactly), and widens c."""
-    return (np.multiply(x, y, dtype=np.float64) + c).astype(c.dtype)
+    wide: np.ndarray = np.multiply(x, y, dtype=np.float64) + c
+    return wide.astype(c.dtype)
 
 
 def _write(param: Tensor, values: np.ndarray) -> None:
