@@ -1,0 +1,60 @@
+"""The rules that the sixth round (tests/data/corpus/round6.jsonl) found the lab getting
+wrong, each as a small program compared with live PyTorch.
+
+The corpus pins each through a course-style program; these say the rule on its own."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch", reason="these compare with live PyTorch (pip install torch==2.13.0)")
+
+from tests.differential import assert_same_as_torch
+
+pytestmark = pytest.mark.torch
+
+_W = "import torch\nw = torch.tensor(0.5, requires_grad=True)\n"
+_Y = _W + "y = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]]) * w\n"
+_SHOW = "print(y.grad_fn.name(), y.grad_fn.next_functions)\ny.sum().backward()\nprint(w.grad)\n"
+
+CASES = {
+    # fill_ of a number is FillBackward2; of a 0-d tensor FillBackward3, whose value
+    # gets the gradient summed
+    "fill-number": _Y + "y.fill_(2.0)\n" + _SHOW,
+    "fill-tensor": _W + "y = torch.ones(3)\ny.fill_(w * 3)\n" + _SHOW,
+    "fill-1d-tensor": _W + "torch.ones(3).fill_(torch.ones(1))\n",
+    # an index that takes all of y writes into y itself, not into a view of it:
+    # a number or 0-d value fills (FillBackward3), a value of another shape is copied
+    "setitem-whole-slice": _Y + "y[:] = 0.5\n" + _SHOW,
+    "setitem-ellipsis-tensor": _Y + "y[...] = torch.tensor([1.0, 2.0, 3.0])\n" + _SHOW,
+    "setitem-whole-slices-value": _Y + "y[:, :] = w * 2\n" + _SHOW,
+    "setitem-0d-ellipsis": _W + "y = w * 3\ny[...] = 1.0\n" + _SHOW,
+    "setitem-slice-to-the-end": _Y + "y[0:10] = 1.0\n" + _SHOW,
+    # ... but a slice whose start is written negative is a slice (applySlice's test)
+    "setitem-negative-start": _Y + "y[-2:] = 1.0\n" + _SHOW,
+    "getitem-negative-start": _Y + "z = y[-2:, 0]\nprint(z.grad_fn.next_functions)\n",
+    # None and True write through unsqueeze(0); False writes nothing
+    "setitem-none": _Y + "y[None] = torch.tensor([1.0, 2.0, 3.0])\n" + _SHOW,
+    "setitem-false": _Y + "y[False] = 3.0\n" + _SHOW,
+    "getitem-true": _Y + "z = y[True]\nprint(z.shape, z.grad_fn.next_functions)\n",
+    # basic parts select a view first, then one index op (or index_put_ into the view)
+    "getitem-select-then-index": _Y + "z = y[0, [0, 2]]\nprint(z.grad_fn.next_functions)\n"
+                                      "(z * z).sum().backward()\nprint(w.grad)\n",
+    "getitem-slice-then-mask": _Y + "z = y[1:, torch.tensor([True, False, True])]\n"
+                                    "print(z, z.grad_fn.next_functions)\n",
+    "setitem-select-then-index-put": _Y + "y[1, [0, 1]] = w\n" + _SHOW,
+    # index_put_'s checks: the value's dtype (any, with one mask) and shape
+    "setitem-index-dtype": _Y + "y[[0, 1]] = torch.tensor(2)\n",
+    "setitem-mask-any-dtype": _Y + "y[y > 0] = torch.tensor(2)\n" + _SHOW,
+    "setitem-index-shape": _Y + "y[y > 0] = torch.tensor([1.0, 2.0])\n",
+    "setitem-value-leading-ones": _Y + "y[:, [0, 1]] = torch.tensor([[[1.0, 2.0]]])\n" + _SHOW,
+    # a 0-d tensor has no dimension to slice or index
+    "slice-of-0d": _W + "z = (w * 2)[:]\n",
+    "setitem-0d-too-many": _W + "y = w * 2\ny[..., 0] = 1.0\n",
+    "getitem-0d-list": _W + "z = (w * 2)[[0]]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_lab_does_what_pytorch_does(name: str) -> None:
+    assert_same_as_torch(CASES[name])
