@@ -15,6 +15,9 @@ pytestmark = pytest.mark.torch
 
 _W = "import torch\nw = torch.tensor(0.5, requires_grad=True)\n"
 _Y = _W + "y = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]]) * w\n"
+_BITS = ("import torch\nimport torch.nn.functional as F\n"
+         "x = torch.tensor([0.048, 0.52, 1.172, -1.624, -0.786], requires_grad=True)\n"
+         "y = {}\nprint(y.tolist())\ny.sum().backward()\nprint(x.grad.tolist())\n")
 _SHOW = "print(y.grad_fn.name(), y.grad_fn.next_functions)\ny.sum().backward()\nprint(w.grad)\n"
 
 CASES = {
@@ -52,6 +55,22 @@ CASES = {
     "slice-of-0d": _W + "z = (w * 2)[:]\n",
     "setitem-0d-too-many": _W + "y = w * 2\ny[..., 0] = 1.0\n",
     "getitem-0d-list": _W + "z = (w * 2)[[0]]\n",
+    # a device prints as `cpu` (str), `device(type='cpu')` in a container (repr)
+    "device-str": "import torch\nx = torch.ones(2)\nprint(x.device, repr(x.device), "
+                  "f'{x.device}', [x.device], x.device.type)\n",
+    # float32 functions are correctly rounded, as PyTorch's are on this CPU (numpy's are an
+    # ulp off for a third of the inputs): Note [Float32 functions]
+    **{f"float32-{name}": _BITS.format(expr) for name, expr in [
+        ("exp", "x.exp()"), ("log", "x.abs().log()"), ("tanh", "torch.tanh(x)"),
+        ("sigmoid", "torch.sigmoid(x)"), ("elu", "F.elu(x)")]},
+    # pow(tensor, number) raises to the exponent as written (double) in the scalar kernel
+    "pow-double-exponent": _BITS.format("x.abs() ** 0.7"),
+    "pow-tensor-exponent": _BITS.format("x.abs() ** x"),
+    # silu's backward kernel fuses 1 + x * (1 - s); gelu's computes in float32
+    "silu-backward-fma": _BITS.format("F.silu(x)"),
+    "gelu-one-element": "import torch\nimport torch.nn.functional as F\n"
+                        "x = torch.tensor([-0.361], requires_grad=True)\ny = F.gelu(x)\n"
+                        "y.sum().backward()\nprint(y.item(), x.grad.item())\n",
 }
 
 
