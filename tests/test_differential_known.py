@@ -161,6 +161,7 @@ FIXED = {
     # no input is reachable from the output: PyTorch's engine pops the root but runs it not
     "grad-of-outputs-that-reach-no-input": _XY + "g = torch.autograd.grad(y * 2, x, "
                                                  "allow_unused=True)\nprint(g)\n",
+    "relu-keeps-a-negative-zero": "import torch\nprint(torch.tensor([-0.0, 0.0]).relu())\n",
     "fill-node-name": _VEC + "c = a * 1\nc.fill_(2.0)\nc.sum().backward()\n",
     # F.mse_loss broadcasts its input to the target's shape first (ExpandBackward0)
     "mse-loss-broadcasts-its-input": "import torch\nimport torch.nn.functional as F\n"
@@ -204,10 +205,6 @@ KNOWN: dict[str, tuple[str, str]] = {
         "import torch\nprint(torch.tensor(2.7).sqrt().item())\n",
         "PyTorch 2.13's float32 sqrt (with some CPUs' kernels) gives 1.6431676149368286, not "
         "the correctly rounded 1.6431677341461182 that the lab (numpy) gives"),
-    "relu-keeps-a-negative-zero": (
-        "import torch\nprint(torch.tensor([-0.0, 0.0]).relu())\n",
-        "PyTorch's relu keeps the sign of a zero ('tensor([-0., 0.])'), the lab's gives +0 "
-        "('tensor([0., 0.])'); the gradients that meet it differ in sign too"),
     "bce-with-logits-takes-the-target-dtype": (
         "import torch\nimport torch.nn.functional as F\n"
         "x = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)\n"

@@ -55,6 +55,10 @@ CASES = {
     "slice-of-0d": _W + "z = (w * 2)[:]\n",
     "setitem-0d-too-many": _W + "y = w * 2\ny[..., 0] = 1.0\n",
     "getitem-0d-list": _W + "z = (w * 2)[[0]]\n",
+    # relu and clamp keep x where it is not past the bound: -0.0 and nan stay
+    "relu-clamp-negative-zero": "import torch\nx = torch.tensor([-0.0, 0.0, float('nan'), -2.0])\n"
+                                "print(x.relu(), x.clamp(min=0.0), x.clamp(max=-0.0), "
+                                "x.clamp(0.0, 0.0), x.clamp(2.0, 1.0))\n",
     # a device prints as `cpu` (str), `device(type='cpu')` in a container (repr)
     "device-str": "import torch\nx = torch.ones(2)\nprint(x.device, repr(x.device), "
                   "f'{x.device}', [x.device], x.device.type)\n",

@@ -247,7 +247,8 @@ def unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
 
 
 def _relu(x: Any) -> Any:
-    return np.maximum(x, x.dtype.type(0))
+    """0 where x < 0, else x: -0.0 and nan stay (ATen's clamp_min keeps them)."""
+    return np.where(x < 0, x.dtype.type(0), x)
 
 
 def _erf(x: Any) -> Any:
