@@ -59,6 +59,14 @@ CASES = {
     "relu-clamp-negative-zero": "import torch\nx = torch.tensor([-0.0, 0.0, float('nan'), -2.0])\n"
                                 "print(x.relu(), x.clamp(min=0.0), x.clamp(max=-0.0), "
                                 "x.clamp(0.0, 0.0), x.clamp(2.0, 1.0))\n",
+    # next() of model.parameters(), as tutorials find a model's device
+    "next-parameter": "import torch\nimport torch.nn as nn\ntorch.manual_seed(3)\n"
+                      "model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))\n"
+                      "p = next(model.parameters())\n"
+                      "print(p.shape, p.device, p is model[0].weight)\n"
+                      "ps = model.parameters()\n"
+                      "print(next(ps).shape, next(ps).shape, next(ps, 7))\n"
+                      "print(next(model.named_parameters())[0])\nnext([1, 2])\n",
     # a device prints as `cpu` (str), `device(type='cpu')` in a container (repr)
     "device-str": "import torch\nx = torch.ones(2)\nprint(x.device, repr(x.device), "
                   "f'{x.device}', [x.device], x.device.type)\n",
