@@ -55,6 +55,13 @@ CASES = {
     "slice-of-0d": _W + "z = (w * 2)[:]\n",
     "setitem-0d-too-many": _W + "y = w * 2\ny[..., 0] = 1.0\n",
     "getitem-0d-list": _W + "z = (w * 2)[[0]]\n",
+    # a 0-d integer tensor indexes as its number, but counts as a dimension
+    "getitem-0d-by-0d-tensor": _W + "z = (w * 2)[torch.tensor(1)]\n",
+    "getitem-by-0d-tensor": _Y + "i = torch.tensor(1)\nz = y[i, i]\nprint(z, z.grad_fn)\n",
+    # a version error names the node as PyTorch does: CopyBackwards whole, a custom
+    # Function's SqBackward as "Sq"
+    "version-error-copy-backwards": _W + "y = w * 1.0\nz = w * y\ny[...] = 0.5\n"
+                                         "z.backward()\n",
     # relu and clamp keep x where it is not past the bound: -0.0 and nan stay
     "relu-clamp-negative-zero": "import torch\nx = torch.tensor([-0.0, 0.0, float('nan'), -2.0])\n"
                                 "print(x.relu(), x.clamp(min=0.0), x.clamp(max=-0.0), "

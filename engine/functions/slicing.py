@@ -65,8 +65,8 @@ def apply_slicing(self: Tensor, parts: list[Any]) -> tuple[Tensor, dict[int, np.
             indices[dim] = np.zeros(1 if bool(p.data if isinstance(p, Tensor) else p) else 0,
                                     dtype=np.int64)
             dim += 1
-        elif isinstance(p, int):
-            out = select(out, dim, p)
+        elif isinstance(p, int) or _integer_scalar(p):
+            out = select(out, dim, int(p.data) if isinstance(p, Tensor) else p)
         elif isinstance(p, slice):
             out = apply_slice(out, dim, p)
             dim += 1
@@ -85,6 +85,12 @@ def apply_slice(self: Tensor, dim: int, part: slice) -> Tensor:
     if is_whole(part, self.shape[dim]):
         return self
     return slice_dim(self, dim, part.start, part.stop, part.step)
+
+
+def _integer_scalar(p: Any) -> bool:
+    """A 0-d integer tensor, which indexes as its number does (it counts as one dimension,
+    so a 0-d tensor has too many indices for it, where `x[1]` is out of bounds)."""
+    return isinstance(p, Tensor) and p.ndim == 0 and p.dtype is dtypes.int64
 
 
 def dims_used(p: Any) -> int:
