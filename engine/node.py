@@ -129,8 +129,9 @@ class SavedVariable:
         node that saved an output, else the tensor's grad_fn as it is now."""
         t = self.value if self.value is not None else self.for_message
         node = saved_for if self.is_output else (t.grad_fn if t is not None else None)
-        # as PyTorch 2.13 writes it: ExpBackward0 is "Exp", PowBackward1 "Pow1"
-        name = None if node is None else re.sub(r"Backward(0$)?", "", node.node_name)
+        # as PyTorch 2.13 writes it: ExpBackward0 is "Exp", PowBackward1 "Pow1", a custom
+        # SqBackward "Sq"; CopyBackwards stays as it is
+        name = None if node is None else re.sub(r"Backward(0$)?(?=\d*$)", "", node.node_name)
         return t, name, self.output_nr
 
     def release(self) -> None:

@@ -236,6 +236,25 @@ def too_many_indices(ndim: int, used: int) -> str:
     return f"too many indices for tensor of dimension {ndim}"
 
 
+def fill_dims(ndim: int) -> str:
+    return (f"fill_ only supports 0-dimension value tensor but got tensor with {ndim} "
+            "dimensions.")
+
+
+def index_put_dtypes(dst: str, src: str) -> str:
+    """`dst`, `src`: ScalarType names, "Float", "Long"."""
+    return (f"Index put requires the source and destination dtypes match, got {dst} for the "
+            f"destination and {src} for the source.")
+
+
+def index_put_shape(value: tuple[int, ...], result: tuple[int, ...]) -> str:
+    return (f"shape mismatch: value tensor of shape {list(value)} cannot be broadcast to "
+            f"indexing result of shape {list(result)}")
+
+
+SLICE_0_DIM = "slice() cannot be applied to a 0-dim tensor."
+
+
 def where_condition(dtype: object) -> str:
     return ("where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{legacy_name(dtype)}")

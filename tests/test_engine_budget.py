@@ -16,6 +16,10 @@ Raised to 9,300 for views that follow their base through in-place ops as PyTorch
 Raised to 9,450 for what a fifth round of recorded programs found courses write:
 activations in place (engine/functions/activation_inplace.py), flip, one_hot, and the
 notes that say what each of this round's speed changes measured.
+
+Raised to 9,600 for a sixth round's rules: an index taken apart as PyTorch's applySlicing
+does it, for reading and for assignment (engine/functions/slicing.py: basic parts as views
+first, then one index or index_put_ op, with their checks), and fill_'s two nodes.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 9_450
+ENGINE_LINES = 9_600
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 

@@ -65,7 +65,8 @@ PINNED = {
         "mixed_dtypes", "mm_shapes", "mv_shapes", "not_a_tensor_argument",
         "permute_length", "randint_range", "stack_sizes", "t_of", "target_size",
         "too_many_indices", "where_condition", "INPLACE_LEAKY_RELU_SLOPE",
-        "INPLACE_ELU_SLOPE"], "program"),
+        "INPLACE_ELU_SLOPE", "SLICE_0_DIM", "fill_dims", "index_put_dtypes",
+        "index_put_shape"], "program"),
 }
 
 # -- programs ending with each message ------------------------------------------------------
@@ -233,6 +234,22 @@ CASES += [
         ("b = torch.ones(2, 4)[:, [1, 7]]", op_errors.index_out_of_bounds(7, 0, 4)),
         ("b = torch.ones(2, 4)[[0, 1], [0, 9]]", op_errors.index_out_of_bounds(9, 1, 4))],
         "IndexError"),
+    *ops("SLICE_0_DIM", [
+        ("b = torch.tensor(1.0)[1:]", op_errors.SLICE_0_DIM),
+        ("a = torch.tensor(1.0); a[:] = 2.0", op_errors.SLICE_0_DIM)], "IndexError"),
+    *ops("fill_dims", [
+        ("a = torch.ones(3); a.fill_(torch.ones(1))", op_errors.fill_dims(1)),
+        ("a = torch.ones(3); a.fill_(torch.ones(2, 2))", op_errors.fill_dims(2))],
+        "RuntimeError"),
+    *ops("index_put_dtypes", [
+        ("a = torch.ones(3); a[[0, 1]] = torch.tensor(2)", op_errors.index_put_dtypes(
+            "Float", "Long")),
+        ("a = torch.ones(3, dtype=torch.float64); a[torch.tensor([1])] = torch.ones(1)",
+         op_errors.index_put_dtypes("Double", "Float"))], "RuntimeError"),
+    *ops("index_put_shape", [
+        ("a = torch.ones(3); a[[0, 1]] = torch.ones(3)", op_errors.index_put_shape((3,), (2,))),
+        ("a = torch.ones(2, 3); a[a > 0] = torch.ones(2, 1)",
+         op_errors.index_put_shape((2, 1), (6,)))], "RuntimeError"),
     *ops("inplace_shape", [
         ("a = torch.ones(3); a.add_(torch.ones(2, 3))", op_errors.inplace_shape((3,), (2, 3))),
         ("a = torch.ones(2, 1); a.mul_(torch.ones(2, 3))",

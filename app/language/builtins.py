@@ -8,7 +8,7 @@ AddBackward0 nodes, as in PyTorch), `float(t)` is `t.item()` for a one-element t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from app.language.size import Size
@@ -355,6 +355,23 @@ def _reversed(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     return list(reversed(list(interp.iterate(args[0]))))
 
 
+def _next(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`next(iterator[, default])`: tutorials' `next(model.parameters())`."""
+    _no_keywords("next", kwargs)
+    if not 1 <= len(args) <= 2:
+        raise TorchError("TypeError", f"next expected at least 1 argument, got {len(args)}"
+                         if not args else f"next expected at most 2 arguments, got {len(args)}")
+    step = getattr(args[0], "lab_next", None)
+    if not callable(step) and not isinstance(args[0], Iterator):
+        raise TorchError("TypeError", f"'{type_name(args[0])}' object is not an iterator")
+    try:
+        return step() if callable(step) else next(args[0])
+    except StopIteration:
+        if len(args) == 2:
+            return args[1]
+        raise TorchError("StopIteration", "") from None
+
+
 def _any(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
     return any(interp.truth(x) for x in interp.iterate(_one("any", args, kwargs)))
 
@@ -524,7 +541,7 @@ BUILTINS: dict[str, Value] = {
     "any": _b("any", _any), "all": _b("all", _all), "map": _b("map", _map),
     "filter": _b("filter", _filter), "pow": _b("pow", _pow), "divmod": _b("divmod", _divmod),
     "super": _b("super", _super), "staticmethod": _b("staticmethod", _staticmethod),
-    "repr": _b("repr", _repr),
+    "repr": _b("repr", _repr), "next": _b("next", _next),
     "int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "list": LIST, "tuple": TUPLE,
     "dict": DICT, "True": True, "False": False, "None": None,
 }

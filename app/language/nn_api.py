@@ -81,6 +81,11 @@ class _Parameters:
         items, self.items = self.items, []
         return items
 
+    def lab_next(self) -> Value:
+        if not self.items:
+            raise StopIteration
+        return self.items.pop(0)
+
     def lab_repr(self, addresses: Any) -> str:
         return f"<generator object Module.{self.what} at {addresses.of(self)}>"
 

@@ -236,16 +236,13 @@ def inplace_binary(interp: Interpreter, op: str, current: Value, value: Value) -
 
 
 def index_parts(interp: Interpreter, index: Value) -> Value:
-    """A tensor's index as the engine takes it: one-element integer tensors become ints."""
+    """A tensor's index as the engine takes it (a range is a list of ints)."""
     parts = index if isinstance(index, tuple) else (index,)
     out: list[Value] = []
     for p in parts:
         if isinstance(p, range):         # a sequence of ints, as a list (d2l's y_hat[range(n), y])
             p = list(p)
-        if isinstance(p, Tensor) and p.ndim == 0 and not p.is_floating_point and \
-                p.dtype.name != "bool":
-            out.append(int(p.item()))
-        elif isinstance(p, (bool, int, slice, Tensor, list)) or p is None or p is Ellipsis:
+        if isinstance(p, (bool, int, slice, Tensor, list)) or p is None or p is Ellipsis:
             if isinstance(p, list) and any(not isinstance(v, int) for v in p):
                 raise TorchError("UnsupportedError", "the lab indexes tensors with lists of ints")
             out.append(p)

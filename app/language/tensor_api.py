@@ -736,10 +736,7 @@ def _zero_(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 
 @method("fill_", "value")
 def _fill_(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
-    value = a["value"]
-    if isinstance(value, Tensor):
-        value = value.item()
-    return inplace.fill_(t, value)
+    return inplace.fill_(t, a["value"])
 
 
 @method("copy_", "src, non_blocking=False")

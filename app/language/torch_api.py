@@ -76,6 +76,18 @@ class Device:
     def lab_repr(self, addresses: Any) -> str:
         return "device(type='cpu')"
 
+    def lab_str(self) -> str:
+        return "cpu"
+
+    def lab_getattr(self, interp: Any, name: str) -> Value:
+        if name == "type":
+            return "cpu"
+        if name == "index":
+            return None
+        from app.language.attributes import no_attribute
+
+        raise no_attribute(self, name)
+
 
 CPU = Device()
 

@@ -254,10 +254,12 @@ def other_repr(value: Value, addresses: Addresses) -> str:
 
 
 def py_str(value: Value, addresses: Addresses) -> str:
-    """`str(value)`: a string is itself; everything else prints as its repr."""
+    """`str(value)`: a string is itself, a value with a `lab_str` (a device: `cpu`) that;
+    everything else prints as its repr."""
     if isinstance(value, str):
         return value
-    return py_repr(value, addresses)
+    text = getattr(value, "lab_str", None)
+    return text() if callable(text) else py_repr(value, addresses)
 
 
 def type_name(value: Value) -> str:

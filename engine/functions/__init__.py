@@ -28,7 +28,7 @@ from engine.functions.compare import compare, logical, maximum, minimum, where
 from engine.functions.conversion import to_dtype
 from engine.functions.dims import expand, squeeze, unsqueeze
 from engine.functions.extrema import amax, amin, argmax, argmin, max, min
-from engine.functions.indexing import getitem, select
+from engine.functions.indexing import select
 from engine.functions.joins import cat, repeat, stack
 from engine.functions.linalg import addmm, dot, matmul, mm, mv, outer
 from engine.functions.pointwise import (
@@ -65,6 +65,7 @@ from engine.functions.shape import (
     transpose,
     view,
 )
+from engine.functions.slicing import getitem
 from engine.functions.statistics import cumulative_sum, logsumexp, norm, prod, var
 
 __all__ = [

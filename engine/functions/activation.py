@@ -15,10 +15,12 @@ import math
 import numpy as np
 
 from engine import errors, op_errors
+from engine.functions import libm
 from engine.functions._record import float_dtype, full_like, record, values_as
 from engine.functions.activation_backward import (
+    M_SQRT1_2,
     elu_backward,
-    erf_float64,
+    erf_rounded,
     gelu_backward,
     leaky_relu_backward,
     softplus_backward,
@@ -64,7 +66,7 @@ def softmax(self: Tensor, dim: int | None = None) -> Tensor:
     if x.ndim == 0:
         values = np.ones((), dtype=dtype.numpy)
     else:
-        shifted = np.exp(x - np.max(x, axis=d, keepdims=True))
+        shifted = libm.exp(x - np.max(x, axis=d, keepdims=True))
         values = shifted / np.sum(shifted, axis=d, keepdims=True)
     out, node = record(SoftmaxBackward0, [self], as_array(values, dtype.numpy), self)
     if node:
@@ -94,7 +96,7 @@ def log_softmax(self: Tensor, dim: int | None = None) -> Tensor:
         values = np.zeros((), dtype=dtype.numpy)
     else:
         shifted = x - np.maximum.reduce(x, axis=d, keepdims=True)
-        values = shifted - np.log(np.add.reduce(np.exp(shifted), axis=d, keepdims=True))
+        values = shifted - libm.log(np.add.reduce(libm.exp(shifted), axis=d, keepdims=True))
     out, node = record(LogSoftmaxBackward0, [self], as_array(values, dtype.numpy), self)
     if node:
         node.save("dim", d)
@@ -119,12 +121,13 @@ class GeluBackward0(Node):
 def gelu(self: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise errors.TorchError("RuntimeError", op_errors.gelu_approximate(approximate))
-    v = self.data.astype(np.float64)
     if approximate == "tanh":
+        v = self.data.astype(np.float64)
         k = math.sqrt(2.0 / math.pi)
-        values = 0.5 * v * (1 + np.tanh(k * (v + 0.044715 * v ** 3)))
-    else:
-        values = v * 0.5 * (1.0 + erf_float64(v / math.sqrt(2.0)))
+        values = 0.5 * v * (1 + libm.tanh(k * (v + 0.044715 * v ** 3)))
+    else:                       # GeluKernelImpl, each op in x's dtype
+        x, dt = self.data, self.data.dtype.type
+        values = x * dt(0.5) * (dt(1) + erf_rounded(x * dt(M_SQRT1_2)))
     out, node = record(GeluBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("approximate", approximate)
@@ -134,8 +137,9 @@ def gelu(self: Tensor, approximate: str = "none") -> Tensor:
 
 class SiluBackward0(Node):
     """silu = x * sigmoid(x): self gets grad * s * (1 + x * (1 - s)), the silu_backward
-    kernel, or under create_graph those ops one by one (derivatives.yaml: "GradMode::
-    is_enabled() ? infinitely_differentiable_silu_backward : silu_backward")."""
+    kernel (whose `1 + x * (1 - s)` GCC fuses into one multiply-add), or under
+    create_graph those ops one by one (derivatives.yaml: "GradMode::is_enabled() ?
+    infinitely_differentiable_silu_backward : silu_backward")."""
 
     name = "SiluBackward0"
     saved_names = ("self",)
@@ -149,14 +153,14 @@ class SiluBackward0(Node):
             slope = add_scalar(mul(x, sub(full_like(s, 1.0), s)), 1.0)
             return [mul(mul(grad, s), slope)]
         one = x.data.dtype.type(1)
-        s_values = one / (one + np.exp(-x.data))
-        values = values_as(grad, x.dtype) * s_values * (one + x.data * (one - s_values))
+        s_values = one / (one + libm.exp(-x.data))
+        values = values_as(grad, x.dtype) * s_values * libm.fma(x.data, one - s_values, one)
         return [Tensor(as_array(values, x.data.dtype), grad.ctx)]
 
 
 def silu(self: Tensor) -> Tensor:
     one = self.data.dtype.type(1)
-    values = self.data / (one + np.exp(-self.data))
+    values = self.data / (one + libm.exp(-self.data))
     out, node = record(SiluBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("self", self)
@@ -203,7 +207,7 @@ def softplus(self: Tensor, beta: Number = 1, threshold: Number = 20) -> Tensor:
     dt = self.data.dtype.type
     b, th = dt(beta), dt(threshold)
     scaled = self.data * b
-    values = np.where(scaled > th, self.data, np.log1p(np.exp(scaled)) / b)
+    values = np.where(scaled > th, self.data, libm.log1p(libm.exp(scaled)) / b)
     out, node = record(SoftplusBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("beta", beta)
@@ -228,7 +232,7 @@ class EluBackward0(Node):
 
 def elu(self: Tensor, alpha: Number = 1.0) -> Tensor:
     a = self.data.dtype.type(alpha)
-    values = np.where(self.data > 0, self.data, a * np.expm1(self.data))
+    values = np.where(self.data > 0, self.data, a * libm.expm1(self.data))
     out, node = record(EluBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("alpha", alpha)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.functions import fused
+from engine.functions import fused, libm
 from engine.functions._record import full_like, recorded, values_as, zeros_like
 from engine.functions.arithmetic import add, add_scalar, div, mul, mul_scalar, neg, sub
 from engine.functions.compare import compare
@@ -57,21 +57,30 @@ def erf_float64(x: np.ndarray) -> np.ndarray:
     return np.array(flat, dtype=np.float64).reshape(x.shape)
 
 
+def erf_rounded(x: np.ndarray) -> np.ndarray:
+    """erf rounded once to x's dtype, as glibc's erff is (Note [Float32 functions])."""
+    return erf_float64(x.astype(np.float64)).astype(x.dtype)
+
+
 def gelu_derivative(v: np.ndarray, approximate: str) -> np.ndarray:
-    """gelu'(x) in float64: Φ(x) + x φ(x), or the tanh form's derivative."""
-    if approximate == "tanh":
-        k = M_SQRT2 * M_2_SQRTPI * 0.5
-        t = np.tanh(k * (v + GELU_KAPPA * v ** 3))
-        d = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * GELU_KAPPA * v * v)
-    else:
-        cdf = 0.5 * (1.0 + erf_float64(v * M_SQRT1_2))
-        d = cdf + v * np.exp(-0.5 * v * v) * (M_2_SQRTPI * M_SQRT1_2 * 0.5)
+    """gelu'(x) for the tanh form, in float64."""
+    k = M_SQRT2 * M_2_SQRTPI * 0.5
+    t = libm.tanh(k * (v + GELU_KAPPA * v ** 3))
+    d = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * GELU_KAPPA * v * v)
     return np.asarray(d)
 
 
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
-    d = gelu_derivative(self.data.astype(np.float64), approximate)
-    values = values_as(grad_output, self.dtype) * d.astype(self.data.dtype)
+    """grad * (cdf + x * pdf), each op in x's dtype as GeluBackwardKernelImpl does it (the
+    tanh form in float64)."""
+    x, dt = self.data, self.data.dtype.type
+    g = values_as(grad_output, self.dtype)
+    if approximate == "tanh":
+        values = g * gelu_derivative(x.astype(np.float64), approximate).astype(x.dtype)
+    else:
+        cdf = dt(0.5) * (dt(1) + erf_rounded(x * dt(M_SQRT1_2)))
+        pdf = dt(M_2_SQRTPI * M_SQRT1_2 * 0.5) * libm.exp(x * x * dt(-0.5))
+        values = g * (cdf + x * pdf)
     return kernel_output(GeluBackwardBackward0, values, grad_output, self,
                          approximate=approximate, grad_output=grad_output, self=self)
 
@@ -157,7 +166,7 @@ def softplus_backward(grad_output: Tensor, self: Tensor, beta: Number,
     dt = self.data.dtype.type
     g = values_as(grad_output, self.dtype)
     scaled = self.data * dt(beta)
-    z = np.exp(scaled)
+    z = libm.exp(scaled)
     values = np.where(scaled > dt(threshold), g, g * z / (z + dt(1)))
     return kernel_output(SoftplusBackwardBackward0, values, grad_output, self,
                          beta=beta, grad_output=grad_output, self=self, threshold=threshold)
@@ -200,7 +209,7 @@ def elu_backward(grad_output: Tensor, alpha: Number, scale: Number, input_scale:
     g = values_as(grad_output, self_or_result.dtype)
     neg_coef, pos_coef, in_coef = dt(alpha) * dt(scale), dt(scale), dt(input_scale)
     negative = (g * in_coef * (x + neg_coef) if is_result
-                else g * in_coef * neg_coef * np.exp(x * in_coef))
+                else g * in_coef * neg_coef * libm.exp(x * in_coef))
     values = np.where(x <= 0, negative, g * pos_coef)
     return kernel_output(EluBackwardBackward0, values, grad_output, self_or_result,
                          alpha=alpha, grad_output=grad_output, input_scale=input_scale,

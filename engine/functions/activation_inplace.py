@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import errors, op_errors
+from engine.functions import libm
 from engine.functions._record import record
 from engine.functions.activation import silu
 from engine.functions.activation_backward import elu_backward, leaky_relu_backward
@@ -76,7 +77,7 @@ def elu_(self: Tensor, alpha: Number = 1.0) -> Tensor:
     EluBackward1."""
     def compute(before: Tensor) -> Tensor:
         a = before.data.dtype.type(alpha)
-        values = np.where(before.data > 0, before.data, a * np.expm1(before.data))
+        values = np.where(before.data > 0, before.data, a * libm.expm1(before.data))
         out, node = record(EluBackward1, [before], as_array(values, before.data.dtype), before)
         if node:
             node.save("alpha", alpha)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import errors, op_errors
+from engine.functions import libm
 from engine.functions._record import record
 from engine.functions.arithmetic import (
     add_scalar,
@@ -98,7 +99,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     dt = input.data.dtype
     x, y = input.data, target.data.astype(dt)
     one = dt.type(1)
-    log_sigmoid = -(np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x))))
+    log_sigmoid = -(np.maximum(-x, 0) + libm.log1p(libm.exp(-np.abs(x))))
     if pos_weight is not None:
         log_sigmoid = log_sigmoid * ((pos_weight.data - one) * y + one)
     losses = (one - y) * x - log_sigmoid
@@ -147,8 +148,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                                 "and 1")
     dt = x.dtype
     y = target.data.astype(dt)
-    log_p = np.maximum(np.log(x), dt.type(-100))
-    log_q = np.maximum(np.log1p(-x), dt.type(-100))
+    log_p = np.maximum(libm.log(x), dt.type(-100))
+    log_q = np.maximum(libm.log1p(-x), dt.type(-100))
     losses = -(y * log_p + (dt.type(1) - y) * log_q)
     if weight is not None:
         losses = losses * weight.data

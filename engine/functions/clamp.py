@@ -88,11 +88,13 @@ class ClampMaxBackward0(Node):
 
 
 def _clamp_values(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
+    """x where it is within the bounds (nan, and -0.0 against a bound of 0, stay as they
+    are), else the bound it crosses; min wins when min > max, as in PyTorch."""
     out = x
     if low is not None:
-        out = np.maximum(out, low)
+        out = np.where(out < low, low, out)
     if high is not None:
-        out = np.minimum(out, high)   # min wins when min > max, as in PyTorch
+        out = np.where(out > high, high, out)
     return out
 
 

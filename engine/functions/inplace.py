@@ -203,10 +203,10 @@ def copy_(self: Tensor, src: Tensor | Number) -> Tensor:
     return self
 
 
-class FillBackward0(Node):
-    """fill_(number) / zero_(): the old values are gone, so the gradient is zeros."""
+class FillBackward2(Node):
+    """fill_(number): the old values are gone, so the gradient is zeros."""
 
-    name = "FillBackward0"
+    name = "FillBackward2"
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
@@ -214,11 +214,39 @@ class FillBackward0(Node):
         return [zeros_like(grad)]
 
 
-class ZeroBackward0(FillBackward0):
+class ZeroBackward0(FillBackward2):
     name = "ZeroBackward0"
 
 
-def fill_(self: Tensor, value: Number, node_type: type[Node] = FillBackward0) -> Tensor:
+class FillBackward3(Node):
+    """fill_(0-d tensor): self gets zeros, the value every element's gradient, summed."""
+
+    name = "FillBackward3"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        (grad,) = grads
+        assert grad is not None
+        from engine.functions.reduction import sum as sum_all
+
+        value = sum_all(grad) if self.needs_input_grad(1) else None
+        return [zeros_like(grad) if self.needs_input_grad(0) else None, value]
+
+
+def fill_(self: Tensor, value: Tensor | Number, node_type: type[Node] = FillBackward2
+          ) -> Tensor:
+    """`self.fill_(value)`: a number (FillBackward2) or a 0-d tensor (FillBackward3, which
+    passes the gradient on to the value's history)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise errors.TorchError("RuntimeError", op_errors.fill_dims(value.ndim))
+
+        def compute_from(before: Tensor) -> Tensor:
+            values = filled(self.shape, value.data.item(), self.data.dtype)
+            out, _ = record(FillBackward3, [before, value], values, before)
+            return out
+
+        return inplace(self, compute_from, records=self.requires_grad or value.requires_grad)
+
     def compute(before: Tensor) -> Tensor:
         out, _ = record(node_type, [before], filled(self.shape, value, self.data.dtype),
                         before)

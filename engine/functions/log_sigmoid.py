@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.functions import libm
 from engine.functions._record import record, recorded, values_as
 from engine.functions.arithmetic import mul, sub_scalar
 from engine.functions.pointwise import sigmoid
@@ -30,8 +31,8 @@ class LogSigmoidBackward0(Node):
 def log_sigmoid(self: Tensor) -> Tensor:
     """min(x, 0) - log1p(exp(-|x|)); the CPU kernel keeps exp(-|x|) as its `buffer`."""
     x = self.data
-    buffer = np.exp(-np.abs(x))
-    values = as_array(np.minimum(x, x.dtype.type(0)) - np.log1p(buffer), x.dtype)
+    buffer = libm.exp(-np.abs(x))
+    values = as_array(np.minimum(x, x.dtype.type(0)) - libm.log1p(buffer), x.dtype)
     out, node = record(LogSigmoidBackward0, [self], values, self)
     if node:
         node.save("buffer", Tensor(as_array(buffer, x.dtype), self.ctx))

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 import numpy as np
 
-from engine.functions import fused
+from engine.functions import fused, libm
 from engine.functions._record import float_dtype, record, values_as, zeros_like
 from engine.functions.arithmetic import (
     add_scalar,
@@ -25,8 +25,6 @@ from engine.functions.arithmetic import (
 )
 from engine.node import Node
 from engine.tensor import Tensor, as_array
-
-EXP: Final = np.exp
 
 
 class _Pointwise(Node):
@@ -226,7 +224,7 @@ class SignBackward0(_ZeroGradient):
 
 def _sigmoid(x: Any) -> Any:
     one = x.dtype.type(1)
-    return one / (one + EXP(-x))
+    return one / (one + libm.exp(-x))
 
 
 def unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
@@ -249,7 +247,8 @@ def unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],
 
 
 def _relu(x: Any) -> Any:
-    return np.maximum(x, x.dtype.type(0))
+    """0 where x < 0, else x: -0.0 and nan stay (ATen's clamp_min keeps them)."""
+    return np.where(x < 0, x.dtype.type(0), x)
 
 
 def _erf(x: Any) -> Any:
@@ -259,14 +258,14 @@ def _erf(x: Any) -> Any:
         math.erf(float(x)))
 
 
-tanh = unary(TanhBackward0, np.tanh)
-exp = unary(ExpBackward0, EXP)
-log = unary(LogBackward0, np.log)
-log1p = unary(Log1PBackward0, np.log1p)
-expm1 = unary(Expm1Backward0, np.expm1)
-sin = unary(SinBackward0, np.sin)
-cos = unary(CosBackward0, np.cos)
-tan = unary(TanBackward0, np.tan)
+tanh = unary(TanhBackward0, libm.tanh)
+exp = unary(ExpBackward0, libm.exp)
+log = unary(LogBackward0, libm.log)
+log1p = unary(Log1PBackward0, libm.log1p)
+expm1 = unary(Expm1Backward0, libm.expm1)
+sin = unary(SinBackward0, libm.sin)
+cos = unary(CosBackward0, libm.cos)
+tan = unary(TanBackward0, libm.tan)
 sigmoid = unary(SigmoidBackward0, _sigmoid)
 relu = unary(ReluBackward0, _relu, keeps_integers=True)
 sqrt = unary(SqrtBackward0, np.sqrt)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes, errors, op_errors
+from engine.functions import libm
 from engine.functions._record import (
     Operand,
     binary_values,
@@ -40,7 +41,7 @@ def _power(base: np.ndarray, exponent: float) -> Any:
         return one / base
     if exponent == -2:
         return one / (base * base)
-    return np.power(base, base.dtype.type(exponent))
+    return libm.pow_tensor_scalar(base, exponent)
 
 
 class PowBackward0(Node):
@@ -151,7 +152,7 @@ def _integer_power(base: Any, exponent: Any) -> Any:
 
 def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
     dtype = result_type(self, exponent)
-    kernel = _integer_power if dtype is dtypes.int64 else np.power
+    kernel = _integer_power if dtype is dtypes.int64 else libm.power
     out, node = record(PowBackward1, [self, exponent],
                        binary_values(kernel, self, exponent, dtype), self)
     if node:
@@ -184,7 +185,7 @@ def pow_scalar_base(base: Number, exponent: Tensor) -> Tensor:
     """`number ** tensor`: torch/_tensor.py `__rpow__` calls torch.pow(number, tensor)."""
     base_t = wrap(base, exponent)
     dtype = result_type(base_t, exponent)
-    kernel = _integer_power if dtype is dtypes.int64 else np.power
+    kernel = _integer_power if dtype is dtypes.int64 else libm.power
     values = as_array(kernel(values_as(base_t, dtype), values_as(exponent, dtype)),
                       dtype.numpy)
     out, node = record(PowBackward2, [exponent], values, exponent)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.functions import libm
 from engine.functions._record import values_as
 from engine.functions.activation_backward import kernel_output
 from engine.functions.arithmetic import mul, neg, sub
@@ -58,7 +59,7 @@ class SoftmaxBackwardDataBackward0(Node):
 def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     """`_log_softmax_backward_data`: grad - exp(output) * sum(grad, dim)."""
     g = values_as(grad_output, output.dtype)
-    values = g - np.exp(output.data) * np.sum(g, axis=_axis(output, dim), keepdims=True)
+    values = g - libm.exp(output.data) * np.sum(g, axis=_axis(output, dim), keepdims=True)
     return kernel_output(LogSoftmaxBackwardDataBackward0, values, grad_output, output,
                          dim=dim, grad_output=grad_output, output=output)
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from engine import errors, op_errors
+from engine.functions import libm
 from engine.functions._record import (
     float_dtype,
     record,
@@ -48,8 +49,8 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     x = values_as(self, dtype)
     top = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros_like(x)
     top = np.where(np.isfinite(top), top, dtype.numpy.type(0))
-    total = np.sum(np.exp(x - top), axis=dims, keepdims=True)
-    values = np.log(total) + top
+    total = np.sum(libm.exp(x - top), axis=dims, keepdims=True)
+    values = libm.log(total) + top
     if not keepdim:
         values = np.squeeze(values, axis=dims) if x.ndim else values.reshape(())
     out, node = record(LogsumexpBackward0, [self], as_array(values, dtype.numpy), self)
