@@ -20,6 +20,9 @@ notes that say what each of this round's speed changes measured.
 Raised to 9,600 for a sixth round's rules: an index taken apart as PyTorch's applySlicing
 does it, for reading and for assignment (engine/functions/slicing.py: basic parts as views
 first, then one index or index_put_ op, with their checks), and fill_'s two nodes.
+
+Raised to 9,650 for nll_loss's checks of its class weights (one per class, the input's
+dtype) and the notes that say what this round's speed changes measured.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 9_600
+ENGINE_LINES = 9_650
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 
