@@ -34,6 +34,13 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 SIGN_FIX_LIMIT = 1_000_000       # products looked at for the signs of zero entries
 
+# Note [Signs of zero products]
+# Only an entry that came out 0 can need its sign fixed, so only its products are looked
+# at. A network with relu has many (a unit that no sample activates zeroes a whole column
+# of its weight's gradient); every product of the two matrices was formed before.
+# MEASURED on bench/programs.py's Adam MLP (200 steps, compiled, callgrind): the products
+# 144 -> 128 million instructions of 1,104.
+
 
 def _same_dtype(op: str, tensors: list[Tensor]) -> None:
     names = [t.dtype for t in tensors]
