@@ -23,23 +23,24 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rounding; its summation order depends on the shapes and is not reproduced.)"""
     out = np.asarray(a @ b, dtype=a.dtype)
     columns = b if b.ndim == 2 else b[:, None]
-    rows, cols = (out.reshape(a.shape[0], columns.shape[1]) == 0).nonzero()
-    if rows.size > 0 and rows.size * a.shape[1] <= SIGN_FIX_LIMIT:
-        products = a[rows] * columns[:, cols].T                 # (zeros, k): theirs only
-        negative = np.all((products == 0) & np.signbit(products), axis=1)
-        if negative.any():          # (out is the product's own array: written in place)
-            out.reshape(a.shape[0], columns.shape[1])[rows[negative], cols[negative]] = -0.0
+    entries = out.reshape(a.shape[0], columns.shape[1])      # (a view: written in place)
+    rows, cols = (entries == 0).nonzero()
+    if rows.size and rows.size * a.shape[1] <= SIGN_FIX_LIMIT:
+        products = a[rows] * columns.T[cols]          # each zero entry's own products
+        negative = np.logical_and.reduce((products == 0) & np.signbit(products), axis=1)
+        entries[rows[negative], cols[negative]] = -0.0
     return out
 
 
-SIGN_FIX_LIMIT = 1_000_000       # products looked at for the signs of zero entries
+SIGN_FIX_LIMIT = 1_000_000       # products formed for the signs of zero entries
 
 # Note [Signs of zero products]
-# Only an entry that came out 0 can need its sign fixed, so only its products are looked
-# at. A network with relu has many (a unit that no sample activates zeroes a whole column
-# of its weight's gradient); every product of the two matrices was formed before.
-# MEASURED on bench/programs.py's Adam MLP (200 steps, compiled, callgrind): the products
-# 144 -> 128 million instructions of 1,104.
+# Only an entry that came out 0 can need its sign fixed, so only its products are formed;
+# a network with relu has many such entries (a unit no sample activates zeroes a column
+# of its weight's gradient). numpy's C calls do the rest (np.all and .any are Python
+# wrappers). MEASURED, the gradient of a 16x8 @ 8x32 product with a third of its units
+# dead (compiled, one thread): 100 us a product when every product of the two matrices
+# was formed, AFTER now.
 
 
 def _same_dtype(op: str, tensors: list[Tensor]) -> None:
