@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from app.limits import DEFAULT_LIMITS
-from app.trace import build, run_source
-from app.trace.kept import KeptPasses
+from app.trace import run_source
 
 # Each pass shows x (4 values) as received, sent and written into .grad: about 20 values.
 LOOP = ("import torch\nx = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)\n"
@@ -35,34 +34,27 @@ def test_by_default_every_pass_of_a_small_loop_is_kept() -> None:
     assert [o.summarized for o in trace.optimizer_steps] == [False] * 6
 
 
-def values_of_one_pass(monkeypatch: pytest.MonkeyPatch) -> int:
-    """The values LOOP's first pass (and the optimizer step after it) shows, as the run's
-    own KeptPasses counts them."""
-    windows: list[KeptPasses] = []
-
-    class Recorded(KeptPasses):
-        def __init__(self, *args: object) -> None:
-            super().__init__(*args)  # type: ignore[arg-type]
-            windows.append(self)
-
-    with monkeypatch.context() as m:
-        m.setattr(build, "KeptPasses", Recorded)
-        run_source(LOOP, DEFAULT_LIMITS.with_values(max_full_passes=1))
-    assert windows[0].passes == 1
-    return windows[0].values
+def kept_with_budget(budget: int) -> list[bool]:
+    return kept(run_source(LOOP, DEFAULT_LIMITS.with_values(max_full_values=budget)))
 
 
-def test_the_values_budget_closes_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The budget is checked as each pass starts: the pass that crosses it is still kept,
-    the next ones are summarised, and so are the optimizer steps after them."""
-    per_pass = values_of_one_pass(monkeypatch)
-    assert per_pass > 20                       # x, its gradients, .grad and the update
-    limits = DEFAULT_LIMITS.with_values(max_full_values=2 * per_pass + 1)
-    trace = run_source(LOOP, limits)
-    assert kept(trace) == [True, True, True, False, False, False]
-    assert [o.summarized for o in trace.optimizer_steps] == [False] * 3 + [True] * 3
+def test_the_values_budget_closes_the_window() -> None:
+    """The budget is checked as each pass starts: a pass starts kept while the values
+    shown before it are under the budget (so the pass that crosses it is still kept),
+    and the passes after it are summarised, with the optimizer steps after them."""
+    low, high = 1, 10_000                # the smallest budget that keeps a second pass
+    assert kept_with_budget(high)[1] and not kept_with_budget(low)[1]
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if kept_with_budget(middle)[1] else (middle, high)
+    first_pass = high - 1                # the values the first pass (and its update) showed
+    assert first_pass > 20               # x, its gradients, .grad and the update
+    assert kept_with_budget(high) == [True, True, False, False, False, False]
+    assert kept_with_budget(low) == [True] + [False] * 5
+    trace = run_source(LOOP, DEFAULT_LIMITS.with_values(max_full_values=high))
+    assert [o.summarized for o in trace.optimizer_steps] == [False] * 2 + [True] * 4
     assert all(p.graph is None and set(p.steps[0]) == {"name", "seq", "leaf"}
-               for p in trace.passes[3:])
+               for p in trace.passes[2:])
     assert trace.grads == run_source(LOOP).grads       # the run is the same, only shown less
 
 
