@@ -39,8 +39,8 @@ SIGN_FIX_LIMIT = 1_000_000       # products formed for the signs of zero entries
 # a network with relu has many such entries (a unit no sample activates zeroes a column
 # of its weight's gradient). numpy's C calls do the rest (np.all and .any are Python
 # wrappers). MEASURED, the gradient of a 16x8 @ 8x32 product with a third of its units
-# dead (compiled, one thread): 100 us a product when every product of the two matrices
-# was formed, AFTER now.
+# dead (compiled, one thread): 100 us when every product of the two matrices was formed
+# (the product itself takes 2 us), 27 us now.
 
 
 def _same_dtype(op: str, tensors: list[Tensor]) -> None:
