@@ -26,6 +26,8 @@ def live_names() -> dict[str, list[str]]:
            for m in MODULES}
     out["math"] = sorted(n for n in dir(math) if not n.startswith("_"))
     out["Tensor"] = sorted(n for n in dir(torch.Tensor) if not n.startswith("__"))
+    out["Module"] = sorted(n for n in dir(torch.nn.Module) if not n.startswith("_"))
+    out["Optimizer"] = sorted(n for n in dir(torch.optim.Optimizer) if not n.startswith("_"))
     return out
 
 

@@ -889,7 +889,8 @@ class Interpreter:
             return bool(value)
         if isinstance(value, ReturnTypes):
             return True
-        return True
+        length = getattr(value, "lab_len", None)     # a dict view, a Sequential: by __len__
+        return bool(length()) if callable(length) else True
 
     def iterate(self, value: Value) -> Iterator[Value]:
         if isinstance(value, (list, tuple, range, str)):

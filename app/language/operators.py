@@ -206,6 +206,9 @@ def contains(interp: Interpreter, container: Value, item: Value) -> bool:
         return item in container
     if isinstance(container, Tensor):
         return interp.truth(functions.compare("eq", container, item).data.any())
+    test = getattr(container, "lab_contains", None)
+    if callable(test):
+        return bool(test(interp, item))
     raise TorchError("TypeError", f"argument of type '{type_name(container)}' is not iterable")
 
 

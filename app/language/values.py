@@ -8,6 +8,7 @@ A program never touches a real Python object it did not make itself: modules suc
 
 from __future__ import annotations
 
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -210,6 +211,10 @@ def py_repr(value: Value, addresses: Addresses) -> str:
     if isinstance(value, tuple):
         inner = ", ".join(py_repr(v, addresses) for v in value)
         return "(" + inner + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, defaultdict):          # an optimizer's `state`
+        return "defaultdict(<class 'dict'>, " + py_repr(dict(value), addresses) + ")"
+    if isinstance(value, OrderedDict):         # a state_dict, as Python 3.11 writes it
+        return "OrderedDict(" + (py_repr(list(value.items()), addresses) if value else "") + ")"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{py_repr(k, addresses)}: {py_repr(v, addresses)}"
                                for k, v in value.items()) + "}"
