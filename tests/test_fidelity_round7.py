@@ -90,6 +90,12 @@ CASES = {
                                   "len(opt.state))\nprint(opt.state_dict())\n",
     "adam-defaults-order": _LIN + "opt = torch.optim.Adam(model.parameters())\n"
                            "print(opt.defaults)\n",
+    # matrix products' sums start at +0.0; only an outer product keeps a product's -0.0
+    "mm-signed-zeros": "import torch\nw = torch.zeros(3, 2, requires_grad=True)\n"
+                       "x = torch.tensor([[-1.0, 2.0, -3.0], [0.5, -1.0, 2.0]])\n"
+                       "(x @ w * 0).sum().backward()\nprint(w.grad)\nz = torch.zeros(3, 1).neg()\n"
+                       "print(z @ torch.ones(1, 2), z.t() @ torch.ones(3, 2), z[0] @ torch.ones(1),"
+                       " torch.mv(z, torch.ones(1)))\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"

@@ -1067,8 +1067,7 @@ def _optimizer(kind: str, spec: str, check: Callable[[dict[str, Value]], None]) 
         bound = signature.bind(args, kwargs)
         params = bound.pop("params")
         check(bound)
-        if kind == "Adam":                  # its defaults dict's order, not its signature's
-            bound = {k: bound[k] for k in _ADAM_DEFAULTS}
+        bound = {k: bound[k] for k in _DEFAULTS[kind]}   # PyTorch's order, not the call's
         return Optimizer(interp, kind, params, bound)
 
     def is_instance(value: Value) -> bool:
@@ -1078,8 +1077,11 @@ def _optimizer(kind: str, spec: str, check: Callable[[dict[str, Value]], None]) 
                         is_instance)
 
 
-_ADAM_DEFAULTS = ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
-                  "capturable", "differentiable", "fused", "decoupled_weight_decay")
+_DEFAULTS = {       # the order of each optimizer's `defaults` dict (and so of its groups)
+    "SGD": ("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach",
+            "differentiable", "fused"),
+    "Adam": ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
+             "capturable", "differentiable", "fused", "decoupled_weight_decay")}
 
 
 def _check_sgd(a: dict[str, Value]) -> None:
