@@ -96,6 +96,21 @@ CASES = {
                        "(x @ w * 0).sum().backward()\nprint(w.grad)\nz = torch.zeros(3, 1).neg()\n"
                        "print(z @ torch.ones(1, 2), z.t() @ torch.ones(3, 2), z[0] @ torch.ones(1),"
                        " torch.mv(z, torch.ones(1)))\n",
+    # default values are evaluated once, when the def or lambda is made
+    "lambda-default-captures": "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                               "y = x ** 2\nhs = []\nfor i in range(3):\n"
+                               "    hs.append(y.register_hook(lambda g, i=i: g * (i + 1)))\n"
+                               "hs[0].remove()\ny.sum().backward()\nprint(x.grad)\n",
+    "def-defaults-once": "import torch\ndef f(x, acc=[]):\n    acc.append(x)\n"
+                         "    return len(acc)\nk = 2\ndef g(x, k=k):\n    return x * k\nk = 5\n"
+                         "print(f(1), f(2), f(3, []), g(3))\n",
+    # a post-accumulate hook may step and clear .grad, as an optimizer in backward does
+    "post-accumulate-hook-clears-grad": "import torch\nw = torch.tensor(2.0, requires_grad=True)\n"
+                                        "def step(p):\n    with torch.no_grad():\n"
+                                        "        p -= 0.1 * p.grad\n        p.grad = None\n"
+                                        "w.register_post_accumulate_grad_hook(step)\n"
+                                        "for i in range(2):\n    ((w - 1) ** 2).backward()\n"
+                                        "    print(i, w, w.grad)\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"

@@ -89,12 +89,14 @@ class UserFunction:
     """A `def` of the program, with the frame it was defined in."""
 
     __slots__ = ("definition", "closure", "grad_mode", "static", "qualname",
-                 "once_differentiable")
+                 "once_differentiable", "defaults")
 
     def __init__(self, definition: FunctionDef, closure: Frame | None,
-                 grad_mode: str | None = None, static: bool = False) -> None:
+                 grad_mode: str | None = None, static: bool = False,
+                 defaults: dict[str, Value] | None = None) -> None:
         self.definition = definition
         self.closure = closure
+        self.defaults = defaults or {}    # evaluated once, where the def ran (as Python)
         self.grad_mode = grad_mode        # "no_grad", "enable_grad", "inference_mode"
         self.static = static
         self.qualname = definition.name   # `Net.forward` for a method: Python's messages
@@ -108,11 +110,13 @@ class UserFunction:
 class LambdaFunction:
     """A `lambda` given as an argument (a hook, a pack/unpack function...)."""
 
-    __slots__ = ("definition", "closure")
+    __slots__ = ("definition", "closure", "defaults")
 
-    def __init__(self, definition: Lambda, closure: Frame) -> None:
+    def __init__(self, definition: Lambda, closure: Frame,
+                 defaults: dict[str, Value] | None = None) -> None:
         self.definition = definition
         self.closure = closure
+        self.defaults = defaults or {}    # `lambda g, i=i: ...` keeps the i of its loop
 
 
 def function_name(fn: object) -> str:
