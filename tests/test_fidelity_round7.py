@@ -111,6 +111,11 @@ CASES = {
                                         "w.register_post_accumulate_grad_hook(step)\n"
                                         "for i in range(2):\n    ((w - 1) ** 2).backward()\n"
                                         "    print(i, w, w.grad)\n",
+    # retain_grad's first write is a clone, recorded under create_graph
+    "retain-grad-create-graph": "import torch\nx = torch.tensor([1.2, 1.3], requires_grad=True)\n"
+                                "y = x * 2\ny.retain_grad()\nz = y.cos().sum()\n"
+                                "z.backward(create_graph=True)\nprint(y.grad, x.grad.grad_fn)\n"
+                                "(y.grad * x).sum().backward()\nprint(x.grad)\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"
