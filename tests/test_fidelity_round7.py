@@ -116,6 +116,22 @@ CASES = {
                                 "y = x * 2\ny.retain_grad()\nz = y.cos().sum()\n"
                                 "z.backward(create_graph=True)\nprint(y.grad, x.grad.grad_fn)\n"
                                 "(y.grad * x).sum().backward()\nprint(x.grad)\n",
+    # Adam's betas: both floats (an int is neither) or both tensors, kept as a tuple; a
+    # tensor lr is kept, checked and written by its value
+    "adam-betas-int": _LIN + "opt = torch.optim.Adam(model.parameters(), betas=(0, 0.99))\n",
+    "adam-betas-list": _LIN + "opt = torch.optim.Adam(model.parameters(), betas=[0.5, 0.9])\n"
+                       "print(opt)\n",
+    "tensor-lr": _LIN + "opt = torch.optim.SGD(model.parameters(), lr=torch.tensor(0.1), "
+                 "momentum=0.5)\nprint(opt, opt.param_groups[0]['lr'])\n"
+                 "model(x).sum().backward()\nopt.step()\nprint(model.bias)\n",
+    "tensor-lr-checks": _LIN + "opt = torch.optim.SGD(model.parameters(), lr=torch.tensor(-0.1))\n",
+    # a Module subclass's extra_repr is part of its print, one line or several
+    "extra-repr": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
+                  "    def __init__(self, k):\n        super().__init__()\n        self.k = k\n"
+                  "        self.fc = nn.Linear(2, 2)\n    def extra_repr(self):\n"
+                  "        return f'k={self.k}'\nclass Leaf(nn.Module):\n"
+                  "    def extra_repr(self):\n        return 'size=2\\nmode=a'\n"
+                  "print(Net(3), Leaf(), nn.Sequential(Leaf()))\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"

@@ -177,14 +177,16 @@ class Module:
         return ""
 
     def lab_repr(self, addresses: Any) -> str:
-        self.check_initialized("_modules")
-        lines = [f"  ({name}): " + py_repr(module, addresses).replace("\n", "\n  ")
-                 for name, module in self.modules.items()]
+        """nn.Module.__repr__: the extra_repr's lines, then each child's, indented."""
         extra = self.extra_repr()
-        if not lines:
+        self.check_initialized("_modules")
+        children = [f"({name}): " + py_repr(module, addresses).replace("\n", "\n  ")
+                    for name, module in self.modules.items()]
+        extra_lines = extra.split("\n") if extra else []
+        if len(extra_lines) == 1 and not children:
             return f"{self.kind}({extra})"
-        head = f"{self.kind}(" + (f"\n  {extra}" if extra else "")
-        return head + "\n" + "\n".join(lines) + "\n)"
+        lines = extra_lines + children
+        return f"{self.kind}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
 
     # -- calling ---------------------------------------------------------------------
     def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -290,9 +292,20 @@ class SuperModule:
 class UserModule(Module):
     """An instance of the program's `class Net(nn.Module)`."""
 
-    def __init__(self, cls: ModuleClass) -> None:
+    def __init__(self, cls: ModuleClass, interp: Interpreter) -> None:
         super().__init__(cls.name)
         self.cls = cls
+        self.interp = interp             # to call the class's own extra_repr when printed
+
+    def extra_repr(self) -> str:
+        method = self.cls.methods.get("extra_repr")
+        if method is None:
+            return ""
+        text = self.interp.call(method, [self], {})
+        if not isinstance(text, str):
+            raise TorchError("AttributeError", f"'{type_name(text)}' object has no attribute "
+                             "'split'")
+        return text
 
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         method = self.cls.methods.get("forward")
@@ -325,7 +338,7 @@ class ModuleClass:
         self.attributes = attributes
 
     def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-        instance = UserModule(self)
+        instance = UserModule(self, interp)
         init_method = self.methods.get("__init__")
         if init_method is not None:
             instance.initialized = False          # until it calls super().__init__()
@@ -931,14 +944,15 @@ class Optimizer:
                 if self.kind == "SGD":
                     if state is None:
                         state = self.state[id(p)] = optim.SGDState()
-                    optim.sgd_step(p, state, float(group["lr"]), float(group["momentum"]),
+                    optim.sgd_step(p, state, float(_hyper(group["lr"])), float(group["momentum"]),
                                    float(group["dampening"]), float(group["weight_decay"]),
                                    bool(group["nesterov"]), bool(group["maximize"]))
                 else:
                     if state is None:
                         state = self.state[id(p)] = optim.AdamState(p.data)
                     beta1, beta2 = group["betas"]
-                    optim.adam_step(p, state, float(group["lr"]), float(beta1), float(beta2),
+                    optim.adam_step(p, state, float(_hyper(group["lr"])), float(_hyper(beta1)),
+                                    float(_hyper(beta2)),
                                     float(group["eps"]), float(group["weight_decay"]),
                                     bool(group["amsgrad"]), bool(group["maximize"]))
                 if shown:
@@ -998,7 +1012,8 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             shown = {**group, **_REPR_DEFAULTS[self.kind]}
             for key in sorted(k for k in shown if k != "params"):
-                lines.append(f"    {key}: {py_str(group.get(key, shown[key]), addresses)}")
+                value = group.get(key, shown[key])      # written as `f"{value}"` writes it
+                lines.append(f"    {key}: {py_str(_hyper(value), addresses)}")
         return "\n".join(lines) + "\n)"
 
 
@@ -1014,7 +1029,7 @@ def _state_of(state: Any, group: dict[str, Value]) -> dict[str, Any]:
     if isinstance(state, optim.SGDState):
         buf = state.momentum_buffer
         return {} if buf is None else {"momentum_buffer": buf.copy()}
-    beta1, beta2 = (float(b) for b in group["betas"])
+    beta1, beta2 = (float(_hyper(b)) for b in group["betas"])
     out: dict[str, Any] = {"step": state.step, "exp_avg": state.exp_avg.copy(),
                            "exp_avg_sq": state.exp_avg_sq.copy(),
                            "bias_correction1": 1 - beta1 ** state.step,
@@ -1042,7 +1057,7 @@ def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     finally:
         interp.ctx.grad_mode = mode
     group = optimizer.param_groups[0]
-    hyper = {key: group[key] for key in _HYPER[optimizer.kind] if key in group}
+    hyper = {key: _hyper(group[key]) for key in _HYPER[optimizer.kind] if key in group}
     interp.emit(OptimizerStepped(optimizer.kind, interp.ctx.line, list(interp.loops), hyper,
                                  updates))
     return loss
@@ -1084,9 +1099,22 @@ _DEFAULTS = {       # the order of each optimizer's `defaults` dict (and so of i
              "capturable", "differentiable", "fused", "decoupled_weight_decay")}
 
 
+def _hyper(value: Value) -> Any:
+    """A hyperparameter as a number: a 1-element tensor (`lr=torch.tensor(0.1)`, kept as
+    such in the group) by its value, which is also how f-strings and the groups' repr
+    write it."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def _check_lr(lr: Value) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise TorchError("ValueError", "Tensor lr must be 1-element")
+    if _hyper(lr) < 0:
+        raise TorchError("ValueError", f"Invalid learning rate: {_hyper(lr)}")
+
+
 def _check_sgd(a: dict[str, Value]) -> None:
-    if a["lr"] < 0:
-        raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    _check_lr(a["lr"])
     if a["momentum"] < 0:
         raise TorchError("ValueError", f"Invalid momentum value: {a['momentum']}")
     if a["weight_decay"] < 0:
@@ -1097,17 +1125,20 @@ def _check_sgd(a: dict[str, Value]) -> None:
 
 
 def _check_adam(a: dict[str, Value]) -> None:
-    if a["lr"] < 0:
-        raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    _check_lr(a["lr"])
     if a["eps"] < 0:
         raise TorchError("ValueError", f"Invalid epsilon value: {a['eps']}")
     beta1, beta2 = a["betas"]
-    if not 0.0 <= beta1 < 1.0:
-        raise TorchError("ValueError", f"Invalid beta parameter at index 0: {beta1}")
-    if not 0.0 <= beta2 < 1.0:
-        raise TorchError("ValueError", f"Invalid beta parameter at index 1: {beta2}")
+    if not 0.0 <= _hyper(beta1) < 1.0:
+        raise TorchError("ValueError", f"Invalid beta parameter at index 0: {_hyper(beta1)}")
+    if not 0.0 <= _hyper(beta2) < 1.0:
+        raise TorchError("ValueError", f"Invalid beta parameter at index 1: {_hyper(beta2)}")
     if a["weight_decay"] < 0:
         raise TorchError("ValueError", f"Invalid weight_decay value: {a['weight_decay']}")
+    if not (all(isinstance(b, float) for b in (beta1, beta2)) or
+            all(isinstance(b, Tensor) for b in (beta1, beta2))):     # (an int is neither)
+        raise TorchError("ValueError", "betas must be either both floats or both Tensors")
+    a["betas"] = (beta1, beta2)
 
 
 OPTIM = Namespace("torch.optim", {

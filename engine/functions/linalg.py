@@ -21,7 +21,7 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     products]. (The values otherwise agree with MKL's within float32 rounding; its
     summation order depends on the shapes and is not reproduced.)"""
     if b.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
-        return np.multiply(a, b, dtype=a.dtype)       # an outer product, signs and all
+        return np.asarray(a * b, dtype=a.dtype)        # an outer product, signs and all
     out = np.asarray(a @ b, dtype=a.dtype)
     out += 0        # -0.0 + 0.0 is +0.0; every other value is unchanged
     return out
