@@ -132,6 +132,23 @@ CASES = {
                   "        return f'k={self.k}'\nclass Leaf(nn.Module):\n"
                   "    def extra_repr(self):\n        return 'size=2\\nmode=a'\n"
                   "print(Net(3), Leaf(), nn.Sequential(Leaf()))\n",
+    # a custom Function's post-hooks (and so a module's full backward hook) see what its
+    # backward returned for an input that needs no gradient
+    "function-post-hook-unneeded-grad": "import torch\nclass F(torch.autograd.Function):\n"
+                                        "    @staticmethod\n    def forward(ctx, a, b):\n"
+                                        "        return a * b\n    @staticmethod\n"
+                                        "    def backward(ctx, g):\n        return g * 3, g * 5\n"
+                                        "a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                                        "y = F.apply(a, torch.tensor([3.0, 4.0]))\n"
+                                        "y.grad_fn.register_hook(lambda gi, go: print(gi, go))\n"
+                                        "y.sum().backward()\n",
+    "module-hook-input-without-grad": "import torch\nimport torch.nn as nn\n"
+                                      "class Two(nn.Module):\n    def forward(self, a, b):\n"
+                                      "        return a * b, a + b\nm = Two()\n"
+                                      "m.register_full_backward_hook(lambda mod, gi, go: "
+                                      "print(gi, go))\na = torch.tensor([1.0, 2.0], "
+                                      "requires_grad=True)\np, s = m(a, torch.tensor([3.0, 4.0]))"
+                                      "\n(p.sum() + s.sum() * 2).backward()\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"
