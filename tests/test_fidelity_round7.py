@@ -149,6 +149,11 @@ CASES = {
                                       "print(gi, go))\na = torch.tensor([1.0, 2.0], "
                                       "requires_grad=True)\np, s = m(a, torch.tensor([3.0, 4.0]))"
                                       "\n(p.sum() + s.sum() * 2).backward()\n",
+    # `obj.__class__` is type(obj): DCGAN's weights_init reads `m.__class__.__name__`
+    "dunder-class": _SEQ + "def init(m):\n    name = m.__class__.__name__\n"
+                    "    if name.find('Linear') != -1:\n        nn.init.constant_(m.bias, 0.5)\n"
+                    "    print(name, m.__class__)\nmodel.apply(init)\nprint(model[2].bias, "
+                    "torch.ones(1).__class__)\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"

@@ -15,7 +15,7 @@ from app.trace import run_source
 from tests.matching import ROOT
 
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.optim", "torch.autograd",
-           "torch.nn.init")
+           "torch.nn.init", "torch.nn.utils")
 
 
 def live_names() -> dict[str, list[str]]:
@@ -48,6 +48,12 @@ def test_the_lists_are_live_pytorchs() -> None:
 @pytest.mark.parametrize(("source", "kind", "type_"), [
     ("import torch\ntorch.save\n", "rejected", "UnsupportedError"),
     ("import torch\nx = torch.ones(2).cuda()\n", "rejected", "UnsupportedError"),
+    ("import torch\nm = torch.nn.Linear(2, 2)\nm.get_submodule('x')\n", "rejected",
+     "UnsupportedError"),
+    ("import torch\nm = torch.nn.Linear(2, 2)\nm.nothing\n", "forward", "AttributeError"),
+    ("import torch\nw = torch.ones(2, requires_grad=True)\n"
+     "torch.optim.SGD([w], lr=0.1).register_step_pre_hook\n", "rejected", "UnsupportedError"),
+    ("import torch\ntorch.nn.utils.parameters_to_vector\n", "rejected", "UnsupportedError"),
     ("import torch\ntorch.tensr\n", "forward", "AttributeError"),
     ("import torch\nx = torch.ones(2).foo\n", "forward", "AttributeError"),
 ])
