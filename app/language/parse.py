@@ -581,6 +581,8 @@ class _Translator:
         if isinstance(node, ast.Name):
             return self._name(node)
         if isinstance(node, ast.Attribute):
+            if node.attr == "__class__":           # read as type(x), never assigned
+                raise unsupported(node, messages.attribute_message(node.attr))
             return self.attribute(node)
         if isinstance(node, ast.Subscript):
             return Subscript(self.expr(node.value), self.index(node.slice), span_of(node))
