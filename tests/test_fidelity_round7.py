@@ -154,6 +154,17 @@ CASES = {
                     "    if name.find('Linear') != -1:\n        nn.init.constant_(m.bias, 0.5)\n"
                     "    print(name, m.__class__)\nmodel.apply(init)\nprint(model[2].bias, "
                     "torch.ones(1).__class__)\n",
+    # `%` and `//` on tensors are recorded: RemainderBackward0/1, and floor_divide's (and
+    # number % tensor's) NotImplemented node, which takes no sequence number and raises
+    "remainder-recorded": "import torch\nw = torch.tensor([2.0, -3.5], requires_grad=True)\n"
+                          "v = torch.tensor([1.5, 2.0], requires_grad=True)\ny = w % v + w % 2\n"
+                          "print(y, y.grad_fn.next_functions)\ny.sum().backward()\n"
+                          "print(w.grad, v.grad)\ng = torch.autograd.grad((w % v).sum(), v, "
+                          "create_graph=True)[0]\nprint(g, g.grad_fn.next_functions)\n",
+    "floor-divide-not-implemented": "a = 2.0\nb = 3.0\ny = a % b + b // a\n",
+    "number-remainder-tensor": "import torch\nw = torch.tensor([2.0, -3.5], requires_grad=True)\n"
+                               "r = 5 % w\nprint(r, r.grad_fn, r.grad_fn.name())\n"
+                               "r.sum().backward()\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"
