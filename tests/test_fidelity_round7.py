@@ -165,6 +165,12 @@ CASES = {
     "number-remainder-tensor": "import torch\nw = torch.tensor([2.0, -3.5], requires_grad=True)\n"
                                "r = 5 % w\nprint(r, r.grad_fn, r.grad_fn.name())\n"
                                "r.sum().backward()\n",
+    # a Sequential's slice keeps its modules' names; a ModuleList's is numbered afresh;
+    # an index that is no integer is operator.index's error
+    "sequential-slices": _NN + "layers = [nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1), nn.Tanh()]\n"
+                         "model = nn.Sequential(*layers)\nprint(model[-2:], model[::2])\n"
+                         "ml = nn.ModuleList(layers)\nprint(ml[1:3], type(ml[1:3]).__name__)\n"
+                         "print(model['0'])\n",
     # a subclass that never called super().__init__() has no module state
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"

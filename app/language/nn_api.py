@@ -430,10 +430,15 @@ class Sequential(Module):
 
     def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
         items = list(self.modules.values())
-        if isinstance(index, slice):
-            return Sequential(items[index])
+        if isinstance(index, slice):        # a Sequential's slice keeps the names
+            part = Sequential([])
+            part.modules = dict(list(self.modules.items())[index])
+            return part
+        if isinstance(index, Tensor) and index.ndim == 0 and not index.dtype.is_floating_point:
+            index = int(index.item())                        # operator.index takes it
         if not isinstance(index, int):
-            raise TorchError("TypeError", "Sequential indices must be integers")
+            raise TorchError("TypeError", f"'{type_name(index)}' object cannot be interpreted "
+                             "as an integer")
         if not -len(items) <= index < len(items):
             raise TorchError("IndexError", f"index {index} is out of range")
         return items[index]
@@ -489,6 +494,11 @@ class ModuleList(Sequential):
     def __init__(self, modules: list[Module]) -> None:
         super().__init__(modules)
         self.kind = "ModuleList"
+
+    def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
+        if isinstance(index, slice):        # a ModuleList's slice is numbered afresh
+            return ModuleList(list(self.modules.values())[index])
+        return super().lab_getitem(interp, index)
 
     def lab_repr(self, addresses: Any) -> str:
         """ModuleList.__repr__: a run of equal reprs is written once (`(0-2): 3 x Linear(...)`)."""
