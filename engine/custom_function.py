@@ -35,6 +35,7 @@ class FunctionNode(Node):
 
     name = "CustomFunctionBackward"
     materializes_own_grads = True
+    keeps_unneeded_grads = True
     __slots__ = ("function", "backward_fn", "arguments", "attributes", "to_save",
                  "input_needs_grad", "materialize_grads", "non_differentiable", "dirty",
                  "backward_lines")

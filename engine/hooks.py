@@ -67,7 +67,11 @@ def retain_grad(t: Tensor) -> None:
     assert t.grad_fn is not None
 
     def retain(grad: Tensor) -> None:
-        if t.grad is None:
+        if t.grad is None and grad.ctx.grad_mode and grad.requires_grad:
+            from engine.functions.shape import clone
+
+            t.grad = clone(grad)          # recorded under create_graph: CloneBackward0
+        elif t.grad is None:
             t.grad = Tensor(np.array(grad.data, copy=True), grad.ctx)
         else:
             t.grad = t.grad + grad

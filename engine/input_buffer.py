@@ -41,7 +41,7 @@ def validate_outputs(node: Node, outputs: list[Tensor | None]) -> list[Tensor | 
     checked: list[Tensor | None] = []
     for i, (edge, grad) in enumerate(zip(node.next_edges, outputs, strict=True)):
         if edge is None or grad is None:
-            checked.append(grad if edge is not None else None)
+            checked.append(grad if edge is not None or node.keeps_unneeded_grads else None)
             continue
         metadata = edge.function.input_metadata[edge.input_nr]
         if grad.shape != metadata.shape:

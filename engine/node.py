@@ -152,6 +152,11 @@ class Node:
     saved_names: ClassVar[tuple[str, ...]] = ()
     # True for a custom Function's node, whose `apply` fills in missing gradients itself.
     materializes_own_grads: ClassVar[bool] = False
+    # True for a custom Function's node too: what its backward returned for an input that
+    # needs no gradient still reaches its post-hooks (validate_outputs skips an edge that
+    # is not valid; it does not clear its gradient). The lab's own nodes compute gradients
+    # for every input, so theirs are cleared, as PyTorch's never computes them.
+    keeps_unneeded_grads: ClassVar[bool] = False
     __slots__ = ("ctx", "id", "sequence_nr", "next_edges", "saved", "input_metadata",
                  "pre_hooks", "post_hooks", "tensor_pre_hooks", "retains_grad_hooks",
                  "bound_to", "line", "scope", "unpacked", "__weakref__")

@@ -143,7 +143,7 @@ LANGUAGE = [
     rejected("ctx-dict",
              T + "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
              "        print(ctx.__dict__)\n        return x\n", 5, 15, DUNDER),
-    rejected("dunder-class", LEAF + "b = a.__class__\n", 2, 5, "`.__class__`"),
+    rejected("dunder-class", LEAF + "b = a.__class__.__dict__\n", 2, 5, "`.__dict__`"),
     rejected("class-bases", LEAF + "b = ().__class__.__bases__\n", 2, 5, DUNDER),
     rejected("tensor-dict", T + "x = torch.tensor(1.0)\nd = x.__dict__\n", 3, 5, DUNDER),
     rejected("assign-dunder-class",

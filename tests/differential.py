@@ -44,10 +44,10 @@ def _unit(text: str) -> float:
     return 10.0 ** exponent if isinstance(exponent, int) else 0.0
 
 
-# The lab's zeros differ in sign from PyTorch's in two known ways (KNOWN in
-# test_differential_known.py): a matrix product's gradient whose terms are all zeros
-# (PyTorch's sums start at +0) and relu of -0 (PyTorch keeps -0). Too many programs meet
-# them to hold those back; set this to False to see every one.
+# The lab's zeros once differed in sign from PyTorch's in two ways that many programs
+# meet: a matrix product whose terms are all -0 (Note [Signs of zero products]) and relu
+# of -0; both now agree (test_differential_known.py pins them), but for addmm with a bias
+# of -0. Set this to False to see every difference of sign.
 SIGNED_ZEROS_KNOWN = True
 
 

@@ -162,6 +162,13 @@ FIXED = {
     "grad-of-outputs-that-reach-no-input": _XY + "g = torch.autograd.grad(y * 2, x, "
                                                  "allow_unused=True)\nprint(g)\n",
     "relu-keeps-a-negative-zero": "import torch\nprint(torch.tensor([-0.0, 0.0]).relu())\n",
+    # matrix products' sums start at +0, but for outer products (Note [Signs of zero products])
+    "matrix-product-gradient-against-zeros": "import torch\np0 = torch.zeros(2, 2, "
+                                             "requires_grad=True)\np1 = torch.tensor([2.0, "
+                                             "-0.5], requires_grad=True)\nloss = -(p0 @ p1)"
+                                             ".sum()\nloss.backward()\nprint(p1.grad)\n"
+                                             "print(torch.zeros(3, 1).neg() @ torch.ones(1, 2))"
+                                             "\n",
     "fill-node-name": _VEC + "c = a * 1\nc.fill_(2.0)\nc.sum().backward()\n",
     # F.mse_loss broadcasts its input to the target's shape first (ExpandBackward0)
     "mse-loss-broadcasts-its-input": "import torch\nimport torch.nn.functional as F\n"
@@ -190,12 +197,6 @@ KNOWN: dict[str, tuple[str, str]] = {
         "print(s.requires_grad, s.grad_fn)\n",
         "inference mode records no graph even under enable_grad: PyTorch prints 'False "
         "None'; the lab raises 'Inference tensors cannot be saved for backward...'"),
-    "matrix-product-gradient-against-zeros": (
-        "import torch\np0 = torch.zeros(2, 2, requires_grad=True)\n"
-        "p1 = torch.tensor([2.0, -0.5], requires_grad=True)\nloss = -(p0 @ p1).sum()\n"
-        "loss.backward()\nprint(p1.grad)\n",
-        "PyTorch's MvBackward0/MmBackward0 gradient against a zero operand is +0 "
-        "('tensor([0., 0.])'); the lab's is -0 and prints 'tensor([-0., -0.])'"),
     "tanh-last-bit": (
         "import torch\nprint(torch.tanh(torch.tensor(1.5)).item())\n",
         "the lab's float32 tanh is the correctly rounded 0.9051482677459717, as PyTorch's "

@@ -1,6 +1,7 @@
-"""A matrix product's signed zeros (engine/functions/linalg.py `product_values`): an entry
-is -0.0 exactly when every one of its products is -0.0, as BLAS's sums that start from
-their first product give it; every other entry is numpy's."""
+"""A matrix product's signed zeros (engine/functions/linalg.py `product_values`, Note
+[Signs of zero products]): MKL starts each sum from +0.0, so a zero entry is +0.0, except
+in an outer product (inner size 1, both outer sizes above 1), whose entries are their one
+product, sign and all. Checked against the definition, and against live torch if present."""
 
 from __future__ import annotations
 
@@ -13,25 +14,32 @@ VALUES = [0.0, -0.0, 1.0, -2.0, 0.5, np.inf, -np.inf, np.nan, 1e-30, -1e-30]
 
 
 def by_definition(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Each entry from its own products: -0.0 if all are -0.0, else numpy's sum."""
+    """Each entry from its own products: a sum from +0.0, or the one product of an outer
+    product."""
     columns = b if b.ndim == 2 else b[:, None]
+    outer = b.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1
     out = np.empty((a.shape[0], columns.shape[1]), dtype=a.dtype)
     for i in range(a.shape[0]):
         for j in range(columns.shape[1]):
             products = a[i] * columns[:, j]
-            all_negative_zeros = all(p == 0 and np.signbit(p) for p in products)
-            out[i, j] = -0.0 if all_negative_zeros else (a[i:i + 1] @ columns[:, j:j + 1])[0, 0]
+            out[i, j] = products[0] if outer else (a[i:i + 1] @ columns[:, j:j + 1])[0, 0] + 0
     return out.reshape(a.shape[0]) if b.ndim == 1 else out
 
 
+def random_operands(rng: np.random.Generator, trial: int,
+                    dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    m, k, n = (int(v) for v in rng.integers(1, 6, 3))
+    pool = VALUES if trial % 2 else VALUES[:5]       # half with infinities, nan, underflow
+    a = rng.choice(pool, size=(m, k)).astype(dtype)
+    b = rng.choice(pool, size=(k, n) if trial % 3 else (k,)).astype(dtype)
+    return a, b
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_an_entry_is_negative_zero_when_all_its_products_are(dtype: type) -> None:
+def test_zero_entries_are_positive_but_an_outer_products_keep_their_sign(dtype: type) -> None:
     rng = np.random.default_rng(7)
     for trial in range(400):
-        m, k, n = (int(v) for v in rng.integers(1, 6, 3))
-        pool = VALUES if trial % 2 else VALUES[:5]       # half with infinities, nan, underflow
-        a = rng.choice(pool, size=(m, k)).astype(dtype)
-        b = rng.choice(pool, size=(k, n) if trial % 3 else (k,)).astype(dtype)
+        a, b = random_operands(rng, trial, dtype)
         with np.errstate(all="ignore"):
             got, want = product_values(a, b), by_definition(a, b)
         assert got.dtype == dtype and got.shape == want.shape
@@ -40,9 +48,22 @@ def test_an_entry_is_negative_zero_when_all_its_products_are(dtype: type) -> Non
         assert np.array_equal(np.signbit(got[signed]), np.signbit(want[signed])), (a, b)
 
 
-def test_a_dead_unit_zeroes_its_weight_gradient_with_pytorchs_signs() -> None:
-    """relu's gradient zeroes whole columns; x.T @ that column's -0.0s is -0.0 where x > 0."""
+def test_a_dead_unit_zeroes_its_weight_gradient_as_positive_zeros() -> None:
+    """relu's gradient zeroes whole columns; x.T @ that column's -0.0s is +0.0 in MKL."""
     x = np.array([[1.0, -2.0], [0.5, 3.0]], dtype=np.float32)
     grad = np.array([[-0.0, 1.0], [-0.0, -1.0]], dtype=np.float32)
     out = product_values(np.ascontiguousarray(x.T), grad)
-    assert np.signbit(out[:, 0]).tolist() == [True, False]   # 1*-0 + 0.5*-0; -2*-0 + 3*-0
+    assert np.signbit(out[:, 0]).tolist() == [False, False]
+    outer = product_values(np.array([[1.0], [-2.0]], dtype=np.float32),
+                           np.array([[-0.0, 1.0]], dtype=np.float32))
+    assert np.signbit(outer[:, 0]).tolist() == [True, False]
+
+
+def test_the_signs_are_torchs() -> None:
+    torch = pytest.importorskip("torch", reason="live torch (the test extra) compares signs")
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        a, b = random_operands(rng, trial * 2, np.float32)      # finite values only
+        want = (torch.from_numpy(a) @ torch.from_numpy(b)).numpy()
+        got = product_values(a, b)
+        assert np.array_equal(np.signbit(got), np.signbit(want)), (a, b)

@@ -15,7 +15,7 @@ from app.trace import run_source
 from tests.matching import ROOT
 
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.optim", "torch.autograd",
-           "torch.nn.init")
+           "torch.nn.init", "torch.nn.utils")
 
 
 def live_names() -> dict[str, list[str]]:
@@ -26,6 +26,8 @@ def live_names() -> dict[str, list[str]]:
            for m in MODULES}
     out["math"] = sorted(n for n in dir(math) if not n.startswith("_"))
     out["Tensor"] = sorted(n for n in dir(torch.Tensor) if not n.startswith("__"))
+    out["Module"] = sorted(n for n in dir(torch.nn.Module) if not n.startswith("_"))
+    out["Optimizer"] = sorted(n for n in dir(torch.optim.Optimizer) if not n.startswith("_"))
     return out
 
 
@@ -46,6 +48,12 @@ def test_the_lists_are_live_pytorchs() -> None:
 @pytest.mark.parametrize(("source", "kind", "type_"), [
     ("import torch\ntorch.save\n", "rejected", "UnsupportedError"),
     ("import torch\nx = torch.ones(2).cuda()\n", "rejected", "UnsupportedError"),
+    ("import torch\nm = torch.nn.Linear(2, 2)\nm.get_submodule('x')\n", "rejected",
+     "UnsupportedError"),
+    ("import torch\nm = torch.nn.Linear(2, 2)\nm.nothing\n", "forward", "AttributeError"),
+    ("import torch\nw = torch.ones(2, requires_grad=True)\n"
+     "torch.optim.SGD([w], lr=0.1).register_step_pre_hook\n", "rejected", "UnsupportedError"),
+    ("import torch\ntorch.nn.utils.parameters_to_vector\n", "rejected", "UnsupportedError"),
     ("import torch\ntorch.tensr\n", "forward", "AttributeError"),
     ("import torch\nx = torch.ones(2).foo\n", "forward", "AttributeError"),
 ])

@@ -53,6 +53,10 @@ def not_in_lab(what: str) -> TorchError:
 
 
 def get_attribute(interp: Interpreter, obj: Value, name: str) -> Value:
+    if name == "__class__":                     # what type(obj) gives
+        from app.language.builtins import type_of
+
+        return type_of(obj)
     if isinstance(obj, Tensor):
         return tensor_api.get(interp, obj, name)
     if isinstance(obj, Namespace):

@@ -5,6 +5,7 @@ that no method is looked up on a Python object by name."""
 from __future__ import annotations
 
 import string
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from app.language.size import Size
@@ -120,19 +121,54 @@ def _sort(interp: Interpreter, args: Args, kwargs: Kwargs) -> None:
 
 # -- dict --------------------------------------------------------------------------------
 
+class DictView:
+    """`d.keys()`, `d.values()`, `d.items()`: live views of the dict, which print as
+    Python's (`dict_keys(['a'])`, and a state_dict's `odict_keys([...])`), not as lists."""
+
+    def __init__(self, mapping: dict[Any, Value], kind: str) -> None:
+        self.mapping = mapping
+        self.kind = kind
+
+    @property
+    def lab_type_name(self) -> str:
+        return ("odict_" if isinstance(self.mapping, OrderedDict) else "dict_") + self.kind
+
+    def lab_iter(self) -> list[Value]:
+        if self.kind == "keys":
+            return list(self.mapping.keys())
+        if self.kind == "values":
+            return list(self.mapping.values())
+        return list(self.mapping.items())
+
+    def lab_len(self) -> int:
+        return len(self.mapping)
+
+    def lab_contains(self, interp: Interpreter, item: Value) -> bool:
+        if self.kind == "keys":
+            return interp.hashable(item) in self.mapping
+        from app.language.operators import contains
+
+        return contains(interp, self.lab_iter(), item)
+
+    def lab_repr(self, addresses: Any) -> str:
+        from app.language.values import py_repr
+
+        return f"{self.lab_type_name}({py_repr(self.lab_iter(), addresses)})"
+
+
 def _items(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     _no_kwargs("items", kwargs)
-    return list(args[0].items())
+    return DictView(args[0], "items")
 
 
 def _keys(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     _no_kwargs("keys", kwargs)
-    return list(args[0].keys())
+    return DictView(args[0], "keys")
 
 
 def _values(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     _no_kwargs("values", kwargs)
-    return list(args[0].values())
+    return DictView(args[0], "values")
 
 
 def _get(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:

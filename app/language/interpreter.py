@@ -592,7 +592,7 @@ class Interpreter:
             if isinstance(expr, ir.FString):
                 return self.eval_fstring(expr, frame)
             if isinstance(expr, ir.Lambda):
-                return LambdaFunction(expr, frame)
+                return LambdaFunction(expr, frame, self.eval_defaults(expr.params, frame))
             if isinstance(expr, ir.SliceExpr):
                 return self.eval_slice(expr, frame)
             raise AssertionError(f"unknown expression {expr!r}")
@@ -782,9 +782,15 @@ class Interpreter:
                 static = True
             elif isinstance(value, Builtin) and value.name == "once_differentiable":
                 mode, once = "no_grad", True     # its wrapper runs backward under no_grad
-        function = UserFunction(definition, None if frame.top else frame, mode, static)
+        function = UserFunction(definition, None if frame.top else frame, mode, static,
+                                self.eval_defaults(definition.params, frame))
         function.once_differentiable = once
         return function
+
+    def eval_defaults(self, params: list[ir.Param], frame: Frame) -> dict[str, Value]:
+        """A def's or a lambda's default values, evaluated once when it is made, as
+        Python does (a later change of the names they read does not change them)."""
+        return {p.name: self.eval(p.default, frame) for p in params if p.default is not None}
 
     def call_function(self, func: UserFunction | LambdaFunction, args: list[Value],
                       kwargs: dict[str, Value]) -> Value:
@@ -798,11 +804,12 @@ class Interpreter:
                 definition = func.definition
                 names = frozenset(p.name for p in definition.params)
                 frame = Frame({}, func.closure if not func.closure.top else None, names)
-                self.bind_params("<lambda>", definition.params, args, kwargs, frame)
+                self.bind_params("<lambda>", definition.params, func.defaults, args, kwargs,
+                                 frame)
                 return self.eval(definition.body, frame)
             fn = func.definition
             frame = Frame({}, func.closure, fn.locals)
-            self.bind_params(func.qualname, fn.params, args, kwargs, frame)
+            self.bind_params(func.qualname, fn.params, func.defaults, args, kwargs, frame)
             frame.first = args[0] if args else None
             self.frames.append(frame)
             try:
@@ -821,8 +828,8 @@ class Interpreter:
         finally:
             self.depth -= 1
 
-    def bind_params(self, name: str, params: list[ir.Param], args: list[Value],
-                    kwargs: dict[str, Value], frame: Frame) -> None:
+    def bind_params(self, name: str, params: list[ir.Param], defaults: dict[str, Value],
+                    args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
         positional = [p for p in params if p.kind == "positional"]
         varargs = next((p for p in params if p.kind == "varargs"), None)
         varkw = next((p for p in params if p.kind == "varkw"), None)
@@ -854,10 +861,10 @@ class Interpreter:
         missing = []
         for p in params:
             if p.kind in ("positional", "kwonly") and p.name not in frame.locals:
-                if p.default is None:
+                if p.name not in defaults:
                     missing.append(p.name)
                 else:
-                    self.bind(frame, p.name, self.eval(p.default, frame.parent or self.top))
+                    self.bind(frame, p.name, defaults[p.name])
         if missing:
             names = " and ".join(f"'{m}'" for m in missing)
             raise TorchError("TypeError", f"{name}() missing {len(missing)} required positional "
@@ -889,7 +896,8 @@ class Interpreter:
             return bool(value)
         if isinstance(value, ReturnTypes):
             return True
-        return True
+        length = getattr(value, "lab_len", None)     # a dict view, a Sequential: by __len__
+        return bool(length()) if callable(length) else True
 
     def iterate(self, value: Value) -> Iterator[Value]:
         if isinstance(value, (list, tuple, range, str)):

@@ -75,7 +75,7 @@ FORBIDDEN_NAMES = {
     "object": "`object` is not available",
 }
 
-ALLOWED_DUNDERS = {"__init__", "__name__"}
+ALLOWED_DUNDERS = {"__init__", "__name__", "__class__"}   # `m.__class__.__name__`
 ALLOWED_PRIVATE = {"_version", "_sequence_nr", "_base", "_is_view"}
 
 

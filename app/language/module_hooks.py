@@ -1,7 +1,9 @@
-"""`module.register_full_backward_hook(hook)`, as torch/utils/hooks.py `BackwardHook`
-builds it: the module's tensor inputs and outputs pass through a BackwardHookFunction
-(an identity custom Function, node `BackwardHookFunctionBackward`), whose post-hooks see
-the gradients of the outputs and then of the inputs, and call the user's hook with both.
+"""`module.register_full_backward_hook(hook)` (and `register_full_backward_pre_hook`), as
+torch/utils/hooks.py `BackwardHook` builds it: the module's tensor inputs and outputs pass
+through a BackwardHookFunction (an identity custom Function, node
+`BackwardHookFunctionBackward`), whose post-hooks see the gradients of the outputs (the
+pre-hooks may replace them) and then of the inputs, and call the user's hook with both.
+Forward hooks and pre-hooks run around forward as `nn.Module._call_impl` runs them.
 """
 
 from __future__ import annotations
@@ -32,13 +34,36 @@ def _identity_backward(ctx: custom_function.FunctionNode, grads: list[Tensor]) -
     return tuple(grads)
 
 
-class BackwardHook:
-    """One call's wiring between a module and its full backward hooks."""
+def call_with_hooks(interp: Interpreter, module: Any, args: list[Value],
+                    kwargs: dict[str, Value]) -> Value:
+    """`module(*args)` with hooks, in nn.Module._call_impl's order: forward pre-hooks
+    (a result replaces the inputs), the backward hook's input wiring, forward, forward
+    hooks (a result replaces the output), the backward hook's output wiring."""
+    for pre in list(module.forward_pre_hooks):
+        result = interp.call(pre, [module, tuple(args)], {})
+        if result is not None:
+            args = list(result) if isinstance(result, tuple) else [result]
+    hook = None
+    if module.backward_hooks or module.backward_pre_hooks:
+        hook = BackwardHook(interp, module, module.backward_hooks, module.backward_pre_hooks)
+        args = hook.setup_input_hook(args)
+    result = module.forward(interp, args, kwargs)
+    for post in list(module.forward_hooks):
+        replaced = interp.call(post, [module, tuple(args), result], {})
+        if replaced is not None:
+            result = replaced
+    return result if hook is None else hook.setup_output_hook(result)
 
-    def __init__(self, interp: Interpreter, module: Any, user_hooks: list[Value]) -> None:
+
+class BackwardHook:
+    """One call's wiring between a module and its full backward hooks and pre-hooks."""
+
+    def __init__(self, interp: Interpreter, module: Any, user_hooks: list[Value],
+                 user_pre_hooks: list[Value] | None = None) -> None:
         self.interp = interp
         self.module = module
         self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks or []
         self.grad_outputs: tuple[Any, ...] | None = None
         self.n_inputs = 0
         self.n_outputs = 0
@@ -102,6 +127,15 @@ class BackwardHook:
     def _output_hook(self, grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> Any:
         assert self.output_index is not None
         self.grad_outputs = self._pack(self.output_index, grad_outputs, self.n_outputs)
+        for pre in self.user_pre_hooks:        # a result replaces the gradients that flow
+            out = self.interp.call_hook(pre, [self.module, self.grad_outputs])
+            if out is None:
+                continue
+            if len(out) != len(self.grad_outputs):
+                raise TorchError("RuntimeError", "Backward pre hook returned an invalid number "
+                                 f"of grad_output, got {len(out)}, but expected "
+                                 f"{len(self.grad_outputs)}")
+            self.grad_outputs = tuple(out)
         local = self.grad_outputs
         if self.input_index is None:
             self.interp.ctx.warnings.append(NO_INPUT_WARNING)

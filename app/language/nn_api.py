@@ -11,11 +11,13 @@ PyTorch's. nn.Linear draws its initial weights from the run's generator exactly 
 from __future__ import annotations
 
 import functools
+from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from app.language import module_state
 from app.language.args import Signature
 from app.language.events import OptimizerStepped, ParamUpdate
 from app.language.functional_api import F, dropout, linear, mse_loss
@@ -29,6 +31,7 @@ from app.language.values import (
     UserFunction,
     Value,
     py_repr,
+    py_str,
     type_name,
 )
 from engine import dtypes, functions, init, op_errors, optim
@@ -96,10 +99,15 @@ class Module:
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.parameters: dict[str, Tensor | None] = {}
-        self.modules: dict[str, Module] = {}
+        self.modules: dict[str, Module | None] = {}
+        self.buffers: dict[str, Tensor | None] = {}
+        self.non_persistent: set[str] = set()       # buffers left out of state_dict()
         self.attributes: dict[str, Value] = {}
         self.training = True
         self.backward_hooks: list[Value] = []
+        self.backward_pre_hooks: list[Value] = []
+        self.forward_hooks: list[Value] = []
+        self.forward_pre_hooks: list[Value] = []
         self.initialized = True
         self.path: str | None = None     # `model.0`: its name in the program, for the views
 
@@ -108,21 +116,34 @@ class Module:
         return self.kind
 
     # -- the module's state --------------------------------------------------------------
-    def named_parameters_list(self, prefix: str = "") -> list[tuple[str, Tensor]]:
+    def named_parameters_list(self, prefix: str = "", table: str = "parameters"
+                              ) -> list[tuple[str, Tensor]]:
+        """`named_parameters()` (or, with table="buffers", `named_buffers()`): each tensor
+        once, depth first through the submodules, in registration order."""
         out: list[tuple[str, Tensor]] = []
         seen: set[int] = set()
         stack: list[tuple[str, Module]] = [(prefix, self)]
         order: list[tuple[str, Module]] = []
         while stack:                         # depth first, in registration order
             name, module = stack.pop()
+            module.check_initialized("_parameters")
             order.append((name, module))
-            stack.extend(reversed([(f"{name}{k}.", m) for k, m in module.modules.items()]))
+            stack.extend(reversed([(f"{name}{k}.", m) for k, m in module.modules.items()
+                                   if m is not None]))
         for name, module in order:
-            for key, param in module.parameters.items():
+            tensors = module.parameters if table == "parameters" else module.buffers
+            for key, param in tensors.items():
                 if param is not None and id(param) not in seen:
                     seen.add(id(param))
                     out.append((f"{name}{key}", param))
         return out
+
+    def check_initialized(self, attribute: str) -> None:
+        """A subclass whose __init__ never called `super().__init__()` has none of
+        nn.Module's state: PyTorch's error names the first table it looks for."""
+        if not self.initialized:
+            raise TorchError("AttributeError", f"'{self.kind}' object has no attribute "
+                             f"'{attribute}'")
 
     def named_modules_list(self, prefix: str) -> list[tuple[str, Module]]:
         """This module and every submodule, depth first, named as `named_modules()`
@@ -132,11 +153,21 @@ class Module:
         while stack:
             name, module = stack.pop()
             out.append((name, module))
-            stack.extend(reversed([(f"{name}.{k}", m) for k, m in module.modules.items()]))
+            stack.extend(reversed([(f"{name}.{k}", m) for k, m in module.modules.items()
+                                   if m is not None]))
+        return out
+
+    def named_children_list(self) -> list[tuple[str, Module]]:
+        """`named_children()`: the submodules that are set, each once."""
+        self.check_initialized("_modules")
+        out: list[tuple[str, Module]] = []
+        for name, module in self.modules.items():
+            if module is not None and all(module is not m for _, m in out):
+                out.append((name, module))
         return out
 
     def children_list(self) -> list[Module]:
-        return list(self.modules.values())
+        return [m for _, m in self.named_children_list()]
 
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         raise TorchError("NotImplementedError", f'Module [{self.kind}] is missing the required '
@@ -146,13 +177,16 @@ class Module:
         return ""
 
     def lab_repr(self, addresses: Any) -> str:
-        lines = [f"  ({name}): " + module.lab_repr(addresses).replace("\n", "\n  ")
-                 for name, module in self.modules.items()]
+        """nn.Module.__repr__: the extra_repr's lines, then each child's, indented."""
         extra = self.extra_repr()
-        if not lines:
+        self.check_initialized("_modules")
+        children = [f"({name}): " + py_repr(module, addresses).replace("\n", "\n  ")
+                    for name, module in self.modules.items()]
+        extra_lines = extra.split("\n") if extra else []
+        if len(extra_lines) == 1 and not children:
             return f"{self.kind}({extra})"
-        head = f"{self.kind}(" + (f"\n  {extra}" if extra else "")
-        return head + "\n" + "\n".join(lines) + "\n)"
+        lines = extra_lines + children
+        return f"{self.kind}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
 
     # -- calling ---------------------------------------------------------------------
     def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -162,31 +196,32 @@ class Module:
         outer = ctx.scope
         if self.path is not None:
             ctx.scope = self.path
+        self.check_initialized("_backward_hooks")
         try:
-            if not self.backward_hooks:
+            if not (self.backward_hooks or self.backward_pre_hooks or self.forward_hooks or
+                    self.forward_pre_hooks):
                 return self.forward(interp, args, kwargs)
-            from app.language.module_hooks import BackwardHook
+            from app.language.module_hooks import call_with_hooks
 
-            hook = BackwardHook(interp, self, self.backward_hooks)
-            args = hook.setup_input_hook(args)
-            result = self.forward(interp, args, kwargs)
-            return hook.setup_output_hook(result)
+            return call_with_hooks(interp, self, args, kwargs)
         finally:
             ctx.scope = outer
 
     # -- attributes ------------------------------------------------------------------
     def lab_getattr(self, interp: Interpreter, name: str) -> Value:
-        if name in self.parameters:
-            return self.parameters[name]
-        if name in self.modules:
-            return self.modules[name]
-        if name in self.attributes:
-            return self.attributes[name]
+        for table in (self.parameters, self.buffers, self.modules, self.attributes):
+            if name in table:
+                return table[name]  # type: ignore[attr-defined]
         if name == "training":
             return self.training
         method = MODULE_METHODS.get(name)
         if method is not None:
             return BoundMethod(self, method)
+        from app.language import pytorch_names
+        from app.language.attributes import not_in_lab
+
+        if pytorch_names.exists("Module", name):
+            raise not_in_lab(f"nn.Module.{name}")
         raise TorchError("AttributeError", f"'{self.kind}' object has no attribute '{name}'")
 
     def lab_setattr(self, interp: Interpreter, name: str, value: Value) -> None:
@@ -205,8 +240,23 @@ class Module:
         if name in self.modules and not isinstance(value, Module) and value is not None:
             raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as child module "
                              f"'{name}' (torch.nn.Module or None expected)")
-        for table in (self.parameters, self.modules, self.attributes):
-            table.pop(name, None)  # type: ignore[attr-defined]
+        if name in self.buffers and value is not None and not isinstance(value, Tensor):
+            raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as buffer "
+                             f"'{name}' (torch.nn.Buffer, torch.Tensor or None expected)")
+        if value is None and name in self.parameters:      # the name stays registered
+            self.parameters[name] = None
+            return
+        if not is_parameter and not isinstance(value, Module) and name in self.modules:
+            self.modules[name] = None
+            return
+        if not is_parameter and name in self.buffers:
+            self.buffers[name] = value  # type: ignore[assignment]
+            return
+        into = self.parameters if is_parameter else \
+            self.modules if isinstance(value, Module) else self.attributes
+        for table in (self.parameters, self.buffers, self.modules, self.attributes):
+            if table is not into:                # a name set again keeps its place
+                table.pop(name, None)  # type: ignore[attr-defined]
         if isinstance(value, Tensor) and value.is_parameter:
             self.parameters[name] = value
             interp.requires_grad_changed()
@@ -242,9 +292,20 @@ class SuperModule:
 class UserModule(Module):
     """An instance of the program's `class Net(nn.Module)`."""
 
-    def __init__(self, cls: ModuleClass) -> None:
+    def __init__(self, cls: ModuleClass, interp: Interpreter) -> None:
         super().__init__(cls.name)
         self.cls = cls
+        self.interp = interp             # to call the class's own extra_repr when printed
+
+    def extra_repr(self) -> str:
+        method = self.cls.methods.get("extra_repr")
+        if method is None:
+            return ""
+        text = self.interp.call(method, [self], {})
+        if not isinstance(text, str):
+            raise TorchError("AttributeError", f"'{type_name(text)}' object has no attribute "
+                             "'split'")
+        return text
 
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         method = self.cls.methods.get("forward")
@@ -277,7 +338,7 @@ class ModuleClass:
         self.attributes = attributes
 
     def lab_call(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-        instance = UserModule(self)
+        instance = UserModule(self, interp)
         init_method = self.methods.get("__init__")
         if init_method is not None:
             instance.initialized = False          # until it calls super().__init__()
@@ -362,15 +423,22 @@ class Sequential(Module):
     def forward(self, interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         value = forward_args(self, "input", args, kwargs)["input"]
         for module in self.modules.values():
+            if module is None:                  # Python's error for calling None
+                raise TorchError("TypeError", "'NoneType' object is not callable")
             value = module.lab_call(interp, [value], {})
         return value
 
     def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
         items = list(self.modules.values())
-        if isinstance(index, slice):
-            return Sequential(items[index])
+        if isinstance(index, slice):        # a Sequential's slice keeps the names
+            part = Sequential([])
+            part.modules = dict(list(self.modules.items())[index])
+            return part
+        if isinstance(index, Tensor) and index.ndim == 0 and not index.dtype.is_floating_point:
+            index = int(index.item())                        # operator.index takes it
         if not isinstance(index, int):
-            raise TorchError("TypeError", "Sequential indices must be integers")
+            raise TorchError("TypeError", f"'{type_name(index)}' object cannot be interpreted "
+                             "as an integer")
         if not -len(items) <= index < len(items):
             raise TorchError("IndexError", f"index {index} is out of range")
         return items[index]
@@ -378,14 +446,76 @@ class Sequential(Module):
     def lab_len(self) -> int:
         return len(self.modules)
 
-    def lab_iter(self) -> list[Module]:
+    def lab_iter(self) -> list[Module | None]:
         return list(self.modules.values())
+
+    def lab_getattr(self, interp: Interpreter, name: str) -> Value:
+        method = _SEQUENTIAL_METHODS.get(name)
+        if method is not None and name not in self.modules:
+            return BoundMethod(self, method)
+        return super().lab_getattr(interp, name)
+
+
+def _append(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    module_state.add_module(interp, args[0], str(len(args[0].modules)), args[1])
+    return args[0]
+
+
+def _extend(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    for layer in list(interp.iterate(args[1])):
+        _append(interp, [args[0], layer], {})
+    return args[0]
+
+
+def _insert(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`insert(index, module)`: the modules after it move up one name."""
+    seq, index, module = args[0], args[1], args[2]
+    if not isinstance(module, Module):
+        raise TorchError("AssertionError", "module should be of type: <class "
+                         "'torch.nn.modules.module.Module'>")
+    n = len(seq.modules)
+    if not -n <= index <= n:
+        raise TorchError("IndexError", f"Index out of range: {index}")
+    index += n if index < 0 else 0
+    for i in range(n, index, -1):
+        if str(i - 1) not in seq.modules:       # names that are not numbers: Python's error
+            raise TorchError("KeyError", repr(str(i - 1)))
+        seq.modules[str(i)] = seq.modules[str(i - 1)]
+    seq.modules[str(index)] = module
+    interp.requires_grad_changed()
+    return seq
+
+
+_SEQUENTIAL_METHODS = {n: Builtin(f"Sequential.{n}", f) for n, f in {
+    "append": _append, "extend": _extend, "insert": _insert}.items()}
 
 
 class ModuleList(Sequential):
-    def __init__(self, modules: list[Module]) -> None:
-        super().__init__(modules)
+    def __init__(self, modules: list[Value]) -> None:
+        """add_module's rule: a module or None (a slice of a ModuleList may hold None)."""
+        super().__init__([m for m in modules if m is not None])
+        self.modules = {str(i): m for i, m in enumerate(modules)}
         self.kind = "ModuleList"
+
+    def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
+        if isinstance(index, slice):        # a ModuleList's slice is numbered afresh
+            return ModuleList(list(self.modules.values())[index])
+        return super().lab_getitem(interp, index)
+
+    def lab_repr(self, addresses: Any) -> str:
+        """ModuleList.__repr__: a run of equal reprs is written once (`(0-2): 3 x Linear(...)`)."""
+        reprs = [py_repr(m, addresses) for m in self.modules.values()]
+        if not reprs:
+            return "ModuleList()"
+        runs: list[list[Any]] = []
+        for i, text in enumerate(reprs):
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [(f"({a}): {t}" if a == b else f"({a}-{b}): {b - a + 1} x {t}"
+                  ).replace("\n", "\n  ") for a, b, t in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class Elementwise(Module):
@@ -652,7 +782,7 @@ def _named_modules_of(module: Module) -> list[tuple[str, Module]]:
         seen.add(id(m))
         out.append((name, m))
         stack.extend(reversed([(f"{name}.{k}" if name else k, sub)
-                               for k, sub in m.modules.items()]))
+                               for k, sub in m.modules.items() if sub is not None]))
     return out
 
 
@@ -682,14 +812,6 @@ def _train(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 def _eval(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     return _train(interp, [args[0], False], {})
-
-
-def _register_full_backward_hook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-    from engine.node import RemovableHandle
-
-    module, hook = args[0], args[1] if len(args) > 1 else kwargs.get("hook")
-    module.backward_hooks.append(hook)
-    return RemovableHandle(module.backward_hooks, hook)
 
 
 def _module_forward(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -747,10 +869,11 @@ MODULE_METHODS: dict[str, Builtin] = {n: Builtin(f"Module.{n}", f) for n, f in {
     "parameters": _parameters_method, "named_parameters": _named_parameters,
     "children": _children, "modules": _modules, "named_modules": _named_modules,
     "zero_grad": _zero_grad, "train": _train, "eval": _eval,
-    "register_full_backward_hook": _register_full_backward_hook, "forward": _module_forward,
+    "forward": _module_forward,
     "requires_grad_": _requires_grad_, "cpu": _itself, "to": _to,
     "double": _as(dtypes.float64), "float": _as(dtypes.float32),
 }.items()}
+MODULE_METHODS.update(module_state.METHODS)
 
 
 # -- optimizers ---------------------------------------------------------------------------
@@ -771,20 +894,49 @@ class Optimizer:
             raise TorchError("ValueError", "optimizer got an empty parameter list")
         groups = items if isinstance(items[0], dict) else [{"params": items}]
         self.param_groups: list[dict[str, Value]] = []
-        for group in groups:
-            given = group["params"]         # a group may hold one tensor (PyTorch lists it)
-            full: dict[str, Value] = {"params": [given] if isinstance(given, Tensor)
-                                      else list(interp.iterate(given))}
-            for key, value in defaults.items():
-                full[key] = group.get(key, value)
-            for p in full["params"]:
-                if not isinstance(p, Tensor):
-                    raise TorchError("TypeError", "optimizer can only optimize Tensors, but one "
-                                     f"of the params is {type_name(p)}")
-                if not p.is_leaf:
-                    raise TorchError("ValueError", "can't optimize a non-leaf Tensor")
-            self.param_groups.append(full)
         self.state: dict[int, Any] = {}
+        for group in groups:
+            self.add_param_group(interp, group)
+
+    def add_param_group(self, interp: Interpreter, group: Value) -> None:
+        """Optimizer.add_param_group: the program's own dict becomes the group, its
+        params a list, the defaults filled in after its keys; PyTorch's checks."""
+        if not isinstance(group, dict):
+            raise TorchError("TypeError", f"param_group must be a dict, but got <class "
+                             f"'{type_name(group)}'>")
+        given = group["params"]            # a group may hold one tensor (PyTorch lists it)
+        group["params"] = [given] if isinstance(given, Tensor) else list(interp.iterate(given))
+        if any(isinstance(p, tuple) for p in group["params"]):
+            raise TorchError("UnsupportedError", "the lab's optimizers take parameters, not "
+                             "named_parameters()")
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TorchError("TypeError", "optimizer can only optimize Tensors, but one "
+                                 f"of the params is {_typename(p)}")
+            if not (p.is_leaf or p.retains_grad):
+                raise TorchError("ValueError", "can't optimize a non-leaf Tensor")
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        if any(p is q for g in self.param_groups for p in g["params"] for q in group["params"]):
+            raise TorchError("ValueError", "some parameters appear in more than one parameter "
+                             "group")
+        self.param_groups.append(group)
+
+    def state_dict(self, interp: Interpreter) -> dict[str, Value]:
+        """Optimizer.state_dict(): each parameter by its index in the groups, the state
+        (new tensors, as PyTorch's are not copies but the lab's state is numpy's)."""
+        index: dict[int, int] = {}
+        groups: list[dict[str, Value]] = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            start = len(index)
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        by_param = self.state_view(interp)
+        state = {index[id(p)]: entry for p, entry in by_param.items()}
+        return {"state": state, "param_groups": groups}
 
     @property
     def lab_type_name(self) -> str:
@@ -804,14 +956,15 @@ class Optimizer:
                 if self.kind == "SGD":
                     if state is None:
                         state = self.state[id(p)] = optim.SGDState()
-                    optim.sgd_step(p, state, float(group["lr"]), float(group["momentum"]),
+                    optim.sgd_step(p, state, float(_hyper(group["lr"])), float(group["momentum"]),
                                    float(group["dampening"]), float(group["weight_decay"]),
                                    bool(group["nesterov"]), bool(group["maximize"]))
                 else:
                     if state is None:
                         state = self.state[id(p)] = optim.AdamState(p.data)
                     beta1, beta2 = group["betas"]
-                    optim.adam_step(p, state, float(group["lr"]), float(beta1), float(beta2),
+                    optim.adam_step(p, state, float(_hyper(group["lr"])), float(_hyper(beta1)),
+                                    float(_hyper(beta2)),
                                     float(group["eps"]), float(group["weight_decay"]),
                                     bool(group["amsgrad"]), bool(group["maximize"]))
                 if shown:
@@ -823,13 +976,14 @@ class Optimizer:
         """`opt.state`: each stepped parameter's state as PyTorch keeps it, by parameter
         (read as it is now: new tensors at each read)."""
         ctx = interp.ctx
-        out: dict[Tensor, dict[str, Value]] = {}
+        out: dict[Tensor, dict[str, Value]] = defaultdict(dict)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state.get(id(p))
                 if isinstance(state, optim.SGDState):   # a buffer only with momentum
                     buf = state.momentum_buffer
-                    out[p] = {} if buf is None else {"momentum_buffer": Tensor(buf.copy(), ctx)}
+                    if buf is not None:
+                        out[p] = {"momentum_buffer": Tensor(buf.copy(), ctx)}
                 elif isinstance(state, optim.AdamState):
                     entry: dict[str, Value] = {
                         "step": Tensor(np.array(state.step, dtype=np.float32), ctx),
@@ -847,8 +1001,19 @@ class Optimizer:
             return self.state_view(interp)
         if name == "defaults":
             return self.defaults
+        if name == "state_dict":
+            return BoundMethod(self, Builtin("Optimizer.state_dict",
+                                             lambda i, a, k: a[0].state_dict(i)))
+        if name == "add_param_group":
+            return BoundMethod(self, Builtin("Optimizer.add_param_group",
+                                             lambda i, a, k: a[0].add_param_group(i, a[1])))
         if name in OPTIMIZER_METHODS:
             return BoundMethod(self, OPTIMIZER_METHODS[name])
+        from app.language import pytorch_names
+        from app.language.attributes import not_in_lab
+
+        if pytorch_names.exists("Optimizer", name):
+            raise not_in_lab(f"torch.optim.Optimizer.{name}")
         raise TorchError("AttributeError", f"'{self.kind}' object has no attribute '{name}'")
 
     def lab_repr(self, addresses: Any) -> str:
@@ -859,7 +1024,8 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             shown = {**group, **_REPR_DEFAULTS[self.kind]}
             for key in sorted(k for k in shown if k != "params"):
-                lines.append(f"    {key}: {py_repr(group.get(key, shown[key]), addresses)}")
+                value = group.get(key, shown[key])      # written as `f"{value}"` writes it
+                lines.append(f"    {key}: {py_str(_hyper(value), addresses)}")
         return "\n".join(lines) + "\n)"
 
 
@@ -875,7 +1041,7 @@ def _state_of(state: Any, group: dict[str, Value]) -> dict[str, Any]:
     if isinstance(state, optim.SGDState):
         buf = state.momentum_buffer
         return {} if buf is None else {"momentum_buffer": buf.copy()}
-    beta1, beta2 = (float(b) for b in group["betas"])
+    beta1, beta2 = (float(_hyper(b)) for b in group["betas"])
     out: dict[str, Any] = {"step": state.step, "exp_avg": state.exp_avg.copy(),
                            "exp_avg_sq": state.exp_avg_sq.copy(),
                            "bias_correction1": 1 - beta1 ** state.step,
@@ -903,7 +1069,7 @@ def _step(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     finally:
         interp.ctx.grad_mode = mode
     group = optimizer.param_groups[0]
-    hyper = {key: group[key] for key in _HYPER[optimizer.kind] if key in group}
+    hyper = {key: _hyper(group[key]) for key in _HYPER[optimizer.kind] if key in group}
     interp.emit(OptimizerStepped(optimizer.kind, interp.ctx.line, list(interp.loops), hyper,
                                  updates))
     return loss
@@ -921,13 +1087,14 @@ OPTIMIZER_METHODS = {"step": Builtin("Optimizer.step", _step),
 
 
 def _optimizer(kind: str, spec: str, check: Callable[[dict[str, Value]], None]) -> Builtin:
-    signature = Signature(kind, "params, " + spec)
+    signature = Signature(f"{kind}.__init__", "params, " + spec, python=True)
 
     def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         kwargs.pop("__text__", None)
         bound = signature.bind(args, kwargs)
         params = bound.pop("params")
         check(bound)
+        bound = {k: bound[k] for k in _DEFAULTS[kind]}   # PyTorch's order, not the call's
         return Optimizer(interp, kind, params, bound)
 
     def is_instance(value: Value) -> bool:
@@ -937,9 +1104,29 @@ def _optimizer(kind: str, spec: str, check: Callable[[dict[str, Value]], None]) 
                         is_instance)
 
 
+_DEFAULTS = {       # the order of each optimizer's `defaults` dict (and so of its groups)
+    "SGD": ("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach",
+            "differentiable", "fused"),
+    "Adam": ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
+             "capturable", "differentiable", "fused", "decoupled_weight_decay")}
+
+
+def _hyper(value: Value) -> Any:
+    """A hyperparameter as a number: a 1-element tensor (`lr=torch.tensor(0.1)`, kept as
+    such in the group) by its value, which is also how f-strings and the groups' repr
+    write it."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def _check_lr(lr: Value) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise TorchError("ValueError", "Tensor lr must be 1-element")
+    if _hyper(lr) < 0:
+        raise TorchError("ValueError", f"Invalid learning rate: {_hyper(lr)}")
+
+
 def _check_sgd(a: dict[str, Value]) -> None:
-    if a["lr"] < 0:
-        raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    _check_lr(a["lr"])
     if a["momentum"] < 0:
         raise TorchError("ValueError", f"Invalid momentum value: {a['momentum']}")
     if a["weight_decay"] < 0:
@@ -950,17 +1137,20 @@ def _check_sgd(a: dict[str, Value]) -> None:
 
 
 def _check_adam(a: dict[str, Value]) -> None:
-    if a["lr"] < 0:
-        raise TorchError("ValueError", f"Invalid learning rate: {a['lr']}")
+    _check_lr(a["lr"])
     if a["eps"] < 0:
         raise TorchError("ValueError", f"Invalid epsilon value: {a['eps']}")
     beta1, beta2 = a["betas"]
-    if not 0.0 <= beta1 < 1.0:
-        raise TorchError("ValueError", f"Invalid beta parameter at index 0: {beta1}")
-    if not 0.0 <= beta2 < 1.0:
-        raise TorchError("ValueError", f"Invalid beta parameter at index 1: {beta2}")
+    if not 0.0 <= _hyper(beta1) < 1.0:
+        raise TorchError("ValueError", f"Invalid beta parameter at index 0: {_hyper(beta1)}")
+    if not 0.0 <= _hyper(beta2) < 1.0:
+        raise TorchError("ValueError", f"Invalid beta parameter at index 1: {_hyper(beta2)}")
     if a["weight_decay"] < 0:
         raise TorchError("ValueError", f"Invalid weight_decay value: {a['weight_decay']}")
+    if not (all(isinstance(b, float) for b in (beta1, beta2)) or
+            all(isinstance(b, Tensor) for b in (beta1, beta2))):     # (an int is neither)
+        raise TorchError("ValueError", "betas must be either both floats or both Tensors")
+    a["betas"] = (beta1, beta2)
 
 
 OPTIM = Namespace("torch.optim", {

@@ -73,21 +73,22 @@ def _tensor_binary(op: str, a: Value, b: Value) -> Tensor:
     if op in ("//", "%"):
         from engine.functions._record import wrap
 
-        return _rounding(op, wrap(a, b), b)
+        return _rounding(op, wrap(a, b), b, reflected=True)
     raise _unsupported(op, a, b)
 
 
-def _rounding(op: str, a: Tensor, b: Value) -> Tensor:
-    """`//` and `%` on tensors: floor division and Python's remainder (not recorded: the
-    lab's programs use them on indices and counts)."""
-    from engine.functions._record import binary_values, result_type, wrap
+def _rounding(op: str, a: Tensor, b: Value, reflected: bool = False) -> Tensor:
+    """`//` and `%` on tensors (`reflected`: `number op tensor`, the number wrapped as a)."""
+    from engine.functions import rounding
+    from engine.functions._record import result_type, wrap
 
     other = wrap(b, a)
-    dtype = result_type(a, other)
-    if not dtype.is_floating_point and not np.all(other.data):
+    if not result_type(a, other).is_floating_point and not np.all(other.data):
         raise TorchError("RuntimeError", "ZeroDivisionError")    # ATen's integer kernels
-    kernel = np.floor_divide if op == "//" else np.mod
-    return Tensor(binary_values(kernel, a, other, dtype), a.ctx)
+    if op == "//":
+        return rounding.floor_divide(a, other)
+    return rounding.remainder(a, other, b_is_number=not isinstance(b, Tensor),
+                              a_is_number=reflected)
 
 
 def _unsupported(op: str, a: Value, b: Value) -> TorchError:
@@ -206,6 +207,9 @@ def contains(interp: Interpreter, container: Value, item: Value) -> bool:
         return item in container
     if isinstance(container, Tensor):
         return interp.truth(functions.compare("eq", container, item).data.any())
+    test = getattr(container, "lab_contains", None)
+    if callable(test):
+        return bool(test(interp, item))
     raise TorchError("TypeError", f"argument of type '{type_name(container)}' is not iterable")
 
 

@@ -365,6 +365,7 @@ class _Translator:
         self.source = source
         self.limits = limits
         self.in_function = 0
+        self.function_names: list[str] = []     # the defs being read, innermost last
         self.in_loop = 0
         self.own_names: set[str] = set()
 
@@ -459,7 +460,9 @@ class _Translator:
             if not self.in_function:
                 raise SourceError("SyntaxError", "'return' outside function", span.line,
                                   span.col)
-            return Return(self.expr(stmt.value) if stmt.value else None, span)
+            # a module's extra_repr returns the text its print shows
+            text = self.function_names[-1:] == ["extra_repr"]
+            return Return(self.expr(stmt.value, strings=text) if stmt.value else None, span)
         if isinstance(stmt, ast.Assert):
             return Assert(self.expr(stmt.test),
                           self.expr(stmt.msg, strings=True) if stmt.msg else None, span)
@@ -498,11 +501,13 @@ class _Translator:
         decorators = [self.decorator(d, method) for d in stmt.decorator_list]
         params = self.params(stmt.args)
         self.in_function += 1
+        self.function_names.append(stmt.name)
         loops, self.in_loop = self.in_loop, 0
         try:
             body = self.statements(stmt.body)
         finally:
             self.in_function -= 1
+            self.function_names.pop()
             self.in_loop = loops
         local = _bound_names(stmt.body) | {p.name for p in params}
         return FunctionDef(stmt.name, params, body, decorators, frozenset(local),
@@ -576,6 +581,8 @@ class _Translator:
         if isinstance(node, ast.Name):
             return self._name(node)
         if isinstance(node, ast.Attribute):
+            if node.attr == "__class__":           # read as type(x), never assigned
+                raise unsupported(node, messages.attribute_message(node.attr))
             return self.attribute(node)
         if isinstance(node, ast.Subscript):
             return Subscript(self.expr(node.value), self.index(node.slice), span_of(node))

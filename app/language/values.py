@@ -8,6 +8,7 @@ A program never touches a real Python object it did not make itself: modules suc
 
 from __future__ import annotations
 
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -88,12 +89,14 @@ class UserFunction:
     """A `def` of the program, with the frame it was defined in."""
 
     __slots__ = ("definition", "closure", "grad_mode", "static", "qualname",
-                 "once_differentiable")
+                 "once_differentiable", "defaults")
 
     def __init__(self, definition: FunctionDef, closure: Frame | None,
-                 grad_mode: str | None = None, static: bool = False) -> None:
+                 grad_mode: str | None = None, static: bool = False,
+                 defaults: dict[str, Value] | None = None) -> None:
         self.definition = definition
         self.closure = closure
+        self.defaults = defaults or {}    # evaluated once, where the def ran (as Python)
         self.grad_mode = grad_mode        # "no_grad", "enable_grad", "inference_mode"
         self.static = static
         self.qualname = definition.name   # `Net.forward` for a method: Python's messages
@@ -107,11 +110,13 @@ class UserFunction:
 class LambdaFunction:
     """A `lambda` given as an argument (a hook, a pack/unpack function...)."""
 
-    __slots__ = ("definition", "closure")
+    __slots__ = ("definition", "closure", "defaults")
 
-    def __init__(self, definition: Lambda, closure: Frame) -> None:
+    def __init__(self, definition: Lambda, closure: Frame,
+                 defaults: dict[str, Value] | None = None) -> None:
         self.definition = definition
         self.closure = closure
+        self.defaults = defaults or {}    # `lambda g, i=i: ...` keeps the i of its loop
 
 
 def function_name(fn: object) -> str:
@@ -210,6 +215,10 @@ def py_repr(value: Value, addresses: Addresses) -> str:
     if isinstance(value, tuple):
         inner = ", ".join(py_repr(v, addresses) for v in value)
         return "(" + inner + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, defaultdict):          # an optimizer's `state`
+        return "defaultdict(<class 'dict'>, " + py_repr(dict(value), addresses) + ")"
+    if isinstance(value, OrderedDict):         # a state_dict, as Python 3.11 writes it
+        return "OrderedDict(" + (py_repr(list(value.items()), addresses) if value else "") + ")"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{py_repr(k, addresses)}: {py_repr(v, addresses)}"
                                for k, v in value.items()) + "}"
