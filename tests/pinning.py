@@ -101,7 +101,7 @@ def public_names(module: ModuleType) -> set[str]:
 
 
 def check_table(module: ModuleType, table: dict[str, str], referenced: set[str],
-                cases: list[Case], lab_cases: list[Case]) -> None:
+                cases: list[Case]) -> None:
     """The table names exactly the module's public names, each pinned as it says; a
     builder pinned by programs has at least two of them."""
     public = public_names(module)
@@ -112,11 +112,9 @@ def check_table(module: ModuleType, table: dict[str, str], referenced: set[str],
         assert table.get(c.name) in ("program", "reference"), c.name
         count[c.name] = count.get(c.name, 0) + 1
     for name, how in table.items():
-        assert how in ("helper", "reference", "program", "lab"), name
+        assert how in ("helper", "reference", "program"), name
         if how == "reference":
             assert name in referenced, f"{name}: no reference text checks it"
         if how == "program":
             least = 2 if inspect.isfunction(getattr(module, name)) else 1
             assert count.get(name, 0) >= least, f"{name}: {count.get(name, 0)} programs"
-        if how == "lab":
-            assert name in {c.name for c in lab_cases}, f"{name}: no program shows it"

@@ -7,8 +7,6 @@ Every public name of the module is in PINNED, saying how it is pinned:
 - "program": short programs end with it (CASES): the lab's trace ends with that type and
   message (built for the program's values), and live PyTorch 2.13 raises the same for the
   same program;
-- "lab": the lab's own text, not PyTorch's (LAB_CASES: the lab raises it where PyTorch
-  runs the program to its end);
 - "helper": not a message.
 A case's expected outcome is PyTorch's (the torch tests hold it to live PyTorch); where the
 lab's differs, the case is a strict xfail saying how, so it turns green once fixed.
@@ -336,12 +334,8 @@ CASES = [
          errors.wrong_number_of_gradients("BadBackward", 2, 1), "RuntimeError"),
 ]
 
-# the lab's own messages, where PyTorch runs the program to its end
-LAB_CASES: list[Case] = []
-
-
 def test_every_public_name_is_pinned() -> None:
-    check_table(errors, PINNED, set(REF_CONSTANTS) | set(REF_BUILT), CASES, LAB_CASES)
+    check_table(errors, PINNED, set(REF_CONSTANTS) | set(REF_BUILT), CASES)
 
 
 @pytest.mark.parametrize("row", params(CASES, xfail=True))
@@ -353,17 +347,6 @@ def test_the_lab_ends_with_pytorchs_error(row: Case) -> None:
 @pytest.mark.parametrize("row", params(CASES, xfail=False))
 def test_pytorch_ends_with_that_error(row: Case, torch: Any) -> None:
     assert torch_outcome(row.source) == row.outcome
-
-
-@pytest.mark.parametrize("row", params(LAB_CASES, xfail=False))
-def test_the_lab_raises_its_own_message(row: Case) -> None:
-    assert lab_outcome(row.source) == row.outcome
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("row", params(LAB_CASES, xfail=False))
-def test_pytorch_runs_what_the_lab_refuses(row: Case, torch: Any) -> None:
-    assert torch_outcome(row.source) is None
 
 
 # -- outcomes no message names: the lab and PyTorch agree ------------------------------------
