@@ -175,6 +175,17 @@ CASES = {
     "module-without-init": "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n"
                            "    def __init__(self):\n        self.k = 3\n"
                            "def make():\n    n = Net()\n    return str(n)\nprint(make())\n",
+    # zip, map, filter, enumerate, reversed and iter give Python's lazy iterators: next()
+    # draws from them, map calls its function as items are drawn, len() has none
+    "python-iterators": "import torch\nws = [torch.tensor(float(i), requires_grad=True) "
+                        "for i in range(3)]\npairs = zip(ws, [1.0, 2.0, 3.0])\n"
+                        "w, c = next(pairs)\nprint(w, c, type(pairs), list(pairs)[0][1])\n"
+                        "m = map(lambda v: print('drawn', v) or v * 2, [1, 2])\n"
+                        "print('made')\nprint(next(m), list(m))\n"
+                        "it = iter(ws)\nloss = next(it) * 3 + sum(it)\nloss.backward()\n"
+                        "print([w.grad for w in ws], list(reversed(range(2))))\n"
+                        "print(next(enumerate(ws, 1))[0], list(filter(None, [0, 2])))\n"
+                        "len(zip(ws))\n",
 }
 
 

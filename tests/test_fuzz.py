@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,9 +189,10 @@ def python_answer(call: str) -> tuple[str, str]:
         return type(e).__name__, str(e)
     if isinstance(value, staticmethod):
         return "ok", "<staticmethod>"
-    if not isinstance(value, (int, float, list, tuple, bool)):
-        value = list(value)                 # enumerate, reversed, filter: the lab's lists
-    return "ok", repr(value)
+    return "ok", ADDRESS.sub("0x…", repr(value))     # enumerate, reversed, filter: objects
+
+
+ADDRESS = re.compile(r"0x[0-9a-f]+")
 
 
 @pytest.mark.parametrize("call", BUILTIN_CALLS)
@@ -203,7 +205,7 @@ def test_builtins_take_their_arguments_as_python_does(call: str) -> None:
     if want == ("ok", "<staticmethod>"):
         assert result.error is None
         return
-    got = (("ok", "".join(result.printed).strip()) if result.error is None
+    got = (("ok", ADDRESS.sub("0x…", "".join(result.printed).strip())) if result.error is None
            else (result.error.type, result.error.message))
     assert got == want
 

@@ -155,6 +155,8 @@ KNOWN = {   # as in test_conformance.py: where the lab differs from PyTorch unde
 }
 REFUSED = {  # programs the lab refuses (test_conformance.py's KNOWN says why)
     "lab-tutorials-0288-pass_in_hook": "a backward() inside a tensor hook",
+    "lab-round7-c094-gradient": "a complex number (a negative float to a fractional power)",
+    "lab-round7-c115-reforward": "a complex number (a negative float to a fractional power)",
 }
 
 

@@ -155,15 +155,23 @@ def _len(interp: Interpreter, args: Args, kwargs: Kwargs) -> int:
     raise TorchError("TypeError", f"object of type '{type_name(value)}' has no len()")
 
 
-def _zip(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[Value, ...]]:
+def _zip(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`zip(...)`: Python's own lazy zip object over the arguments' iterators (`next(zip(a,
+    b))` works, `len(zip(a, b))` does not); `strict=True` lists them first to compare."""
     strict = bool(_plain(kwargs).pop("strict", False))
-    lists = [list(interp.iterate(a)) for a in args]
-    if strict and len({len(x) for x in lists}) > 1:
-        raise TorchError("ValueError", "zip() argument 2 is shorter than argument 1")
-    return list(zip(*lists, strict=False))
+    iterators = [interp.iterate(a) for a in args]
+    if not strict:
+        return zip(*iterators, strict=False)
+    lists = [list(i) for i in iterators]
+    for n, items in enumerate(lists[1:], 2):
+        if len(items) != len(lists[0]):
+            shorter = "shorter" if len(items) < len(lists[0]) else "longer"
+            raise TorchError("ValueError", f"zip() argument {n} is {shorter} than "
+                             + ("argument 1" if n == 2 else f"arguments 1-{n - 1}"))
+    return zip(*lists, strict=False)
 
 
-def _enumerate(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[int, Value]]:
+def _enumerate(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     """enumerate(iterable, start=0), its arguments checked as CPython 3.11's
     enum_vectorcall checks them: each keyword must be the parameter at its place."""
     kwargs = _plain(kwargs)
@@ -180,7 +188,7 @@ def _enumerate(interp: Interpreter, args: Args, kwargs: Kwargs) -> list[tuple[in
                              "enumerate()")
     values = [*args, *(kwargs[name] for name in ("iterable", "start") if name in kwargs)]
     start = as_index(values[1]) if given == 2 else 0         # before the iterable, as Python
-    return list(enumerate(interp.iterate(values[0]), start))
+    return enumerate(interp.iterate(values[0]), start)
 
 
 def _extreme(largest: bool) -> Callable[[Interpreter, Args, Kwargs], Value]:
@@ -350,9 +358,21 @@ def _sorted(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 def _reversed(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     """`reversed(x)`; a tensor's `__reversed__` is `x.flip(0)` (a 0-d one is itself)."""
     _expected("reversed", args, kwargs, 1)
-    if isinstance(args[0], Tensor):
-        return functions.flip(args[0], (0,)) if args[0].ndim else args[0]
-    return list(reversed(list(interp.iterate(args[0]))))
+    value = args[0]
+    if isinstance(value, Tensor):
+        return functions.flip(value, (0,)) if value.ndim else value
+    if isinstance(value, (list, tuple, range, str, dict)):
+        return reversed(value)                  # Python's own reverse iterators
+    return reversed(list(interp.iterate(value)))
+
+
+def _iter(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`iter(x)`: Python's iterator over the lab's iteration of x."""
+    _no_keywords("iter", kwargs)
+    if len(args) != 1:              # (iter(callable, sentinel) is not in the language)
+        raise TorchError("TypeError", "iter expected at least 1 argument, got 0" if not args
+                         else f"iter expected at most 1 argument, got {len(args)}")
+    return interp.iterate(args[0])
 
 
 def _next(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -381,15 +401,22 @@ def _all(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
 
 
 def _map(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
-    lists = [list(interp.iterate(a)) for a in args[1:]]
-    return [interp.call(args[0], list(items), {}) for items in zip(*lists, strict=False)]
+    """`map(f, *iterables)`: Python's lazy map object, f called as each item is drawn."""
+    if kwargs:
+        raise TorchError("TypeError", "map() takes no keyword arguments")
+    if len(args) < 2:
+        raise TorchError("TypeError", "map() must have at least two arguments.")
+    f = args[0]
+    return map(lambda *items: interp.call(f, list(items), {}),
+               *[interp.iterate(a) for a in args[1:]])
 
 
 def _filter(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`filter(f, iterable)`: Python's lazy filter object."""
     _expected("filter", args, kwargs, 2)
     f = args[0]
-    return [x for x in interp.iterate(args[1])
-            if interp.truth(x if f is None else interp.call(f, [x], {}))]
+    return filter(lambda x: interp.truth(x if f is None else interp.call(f, [x], {})),
+                  interp.iterate(args[1]))
 
 
 def _isinstance(interp: Interpreter, args: Args, kwargs: Kwargs) -> bool:
@@ -541,7 +568,7 @@ BUILTINS: dict[str, Value] = {
     "any": _b("any", _any), "all": _b("all", _all), "map": _b("map", _map),
     "filter": _b("filter", _filter), "pow": _b("pow", _pow), "divmod": _b("divmod", _divmod),
     "super": _b("super", _super), "staticmethod": _b("staticmethod", _staticmethod),
-    "repr": _b("repr", _repr), "next": _b("next", _next),
+    "repr": _b("repr", _repr), "next": _b("next", _next), "iter": _b("iter", _iter),
     "int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "list": LIST, "tuple": TUPLE,
     "dict": DICT, "True": True, "False": False, "None": None,
 }

@@ -9,7 +9,7 @@ A program never touches a real Python object it did not make itself: modules suc
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from app.language.size import Size
@@ -259,6 +259,8 @@ def other_repr(value: Value, addresses: Addresses) -> str:
         return str(text(addresses))
     if _is_generator(value):
         return f"<generator object <genexpr> at {at}>"
+    if isinstance(value, Iterator):         # zip, map, enumerate, list_iterator ...
+        return f"<{type(value).__name__} object at {at}>"
     return f"<object at {at}>"
 
 
