@@ -5,11 +5,18 @@ In float32 the order of additions changes the result, and a printed loss shows i
 (`tensor([-3.])` against `tensor([-3.0000])`). PyTorch's kernel sums each output's
 elements with `row_sum`: four interleaved partial sums (instruction-level parallelism),
 each a cascade of up to four levels of accumulators, then the partials added in order;
-a contiguous row of at least one vector (16 floats with AVX512, 8 doubles) is summed as
-vectors first, its leftover elements one by one, then the vector's lanes in order. The
-result is added to the output's initial 0 (so a sum of -0.0s is +0.0). The additions
-below are the same ones, in the same order, done on numpy arrays a block at a time
-(`np.cumsum` adds strictly left to right).
+a contiguous row of at least one vector (8 floats, 4 doubles) is summed as vectors first,
+its leftover elements one by one, then the vector's lanes in order. A sum over leading
+dims whose kept dims are contiguous (a bias's gradient, summed over the batch) goes
+column-wise: blocks of four vectors' columns (four columns, when there are fewer columns
+than a vector holds) are each one cascade down the rows, without the interleaving; the
+columns left over are summed as rows are. The result is added to the output's initial 0
+(so a sum of -0.0s is +0.0). The additions below are the same ones, in the same order,
+done on numpy arrays a block at a time (`np.cumsum` adds strictly left to right).
+
+The vectors are AVX2's even on an AVX512 CPU: SumKernel.cpp registers its kernels
+without AVX512 (slower there, it says). MEASURED against PyTorch 2.13 on this AVX512 CPU
+(tests/test_summation.py): 16-lane vectors gave other bits for rows of 16 or more.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import numpy as np
 
 NUM_LEVELS: Final = 4
 ILP: Final = 4
-VECTOR_BYTES: Final = 64          # AVX512, the capability PyTorch 2.13 picks on this CPU
+VECTOR_BYTES: Final = 32          # AVX2's: the sum kernels are not built for AVX512
 
 
 def _ceil_log2(n: int) -> int:
@@ -92,28 +99,118 @@ def _inner(row: np.ndarray) -> np.floating:
     return zero + final  # type: ignore[no-any-return]
 
 
+def _outer(rows: np.ndarray, block: int) -> np.ndarray:
+    """`vectorized_outer_sum` / `scalar_outer_sum`: each column of `rows` (n x m) summed
+    down; the first columns in whole blocks (four vectors' columns, or four columns) by one
+    cascade each, the rest by `row_sum`. Columns never mix, so a block's go together."""
+    whole = rows.shape[1] // block * block
+    out = np.empty(rows.shape[1], dtype=rows.dtype)
+    out[:whole] = multi_row_sum(rows[:, :whole])
+    out[whole:] = row_sum(rows[:, whole:])
+    return out
+
+
+def _kernel(rows: np.ndarray, strides: tuple[int, int]) -> np.ndarray:
+    """The 2-D loop of SumKernel.cpp's `cascade_sum`: `rows` is size0 x size1, size0 the
+    reduced dim; `strides` their strides in the input (bytes). One sum per column."""
+    item = rows.dtype.itemsize
+    lanes = VECTOR_BYTES // item
+    n, m = rows.shape
+    if strides[0] == item and n >= lanes:                       # vectorized_inner_sum
+        return np.array([_inner(rows[:, j]) for j in range(m)], dtype=rows.dtype)
+    if strides[1] == item and m >= lanes:                       # vectorized_outer_sum
+        return _outer(rows, ILP * lanes)
+    if strides[0] < strides[1]:                                 # scalar_inner_sum
+        return row_sum(rows)
+    return _outer(rows, ILP)                                    # scalar_outer_sum
+
+
 def cascade_sum(values: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
-    """`torch.sum(values, axes, keepdim)` for floats, added as Note [Summation order] says."""
+    """`torch.sum(values, axes, keepdim)` for floats, added as Note [Summation order] says,
+    in the loops TensorIterator makes of the input's layout (Note [Sum loops])."""
     ndim = values.ndim
     axes = tuple(sorted(a % ndim for a in axes)) if ndim else ()
-    kept = [a for a in range(ndim) if a not in axes]
-    moved = values.transpose(kept + list(axes))
-    out_shape = tuple(values.shape[a] for a in kept)
+    out_shape = tuple(d for a, d in enumerate(values.shape) if a not in axes)
     n = math.prod(values.shape[a] for a in axes)
-    rows = moved.reshape(math.prod(out_shape), n)
-    contiguous = not kept or (axes == tuple(range(ndim - len(axes), ndim))
-                              and values.flags.c_contiguous)
-    if n == 0:
-        result = np.zeros(out_shape, dtype=values.dtype)
-    elif contiguous:
-        result = np.array([_inner(r) for r in rows], dtype=values.dtype).reshape(out_shape)
+    k = len(axes)
+    if k == ndim and values.flags.c_contiguous:     # everything: one contiguous row
+        result = np.asarray(_inner(values.reshape(-1)))
+    elif (n > 1 and values.size > n and values.flags.c_contiguous and 1 not in values.shape
+            and axes in (tuple(range(k)), tuple(range(ndim - k, ndim)))):
+        # (a shortcut for the common layouts, one 2-D loop: see Note [Sum loops])
+        rows = values.reshape(-1, n).T if axes[0] else values.reshape(n, -1)
+        item = values.dtype.itemsize
+        pair = (item, n * item) if axes[0] else (rows.shape[1] * item, item)
+        result = (values.dtype.type(0) + _kernel(rows, pair)).reshape(out_shape)
     else:
-        zero = values.dtype.type(0)
-        result = (zero + row_sum(rows.T)).reshape(out_shape)
+        result = _loops(values, set(axes)).reshape(out_shape)
     if keepdims:
         result = result.reshape(tuple(1 if a in axes else d for a, d in
                                       enumerate(values.shape)))
     return np.asarray(result, dtype=values.dtype)
+
+
+def _loops(values: np.ndarray, reduced: set[int]) -> np.ndarray:
+    """The sum over `reduced`, as an array of the kept dims' sizes."""
+    dims = [a for a in range(values.ndim) if values.shape[a] > 1]
+    if values.size == 0:
+        return np.zeros(tuple(d for a, d in enumerate(values.shape) if a not in reduced),
+                        dtype=values.dtype)
+    # reorder_dimensions: reduced dims first, by input stride; kept dims by the output's
+    order = sorted((a for a in dims if a in reduced),
+                   key=lambda a: (abs(values.strides[a]), values.shape[a]))
+    order += [a for a in reversed(dims) if a not in reduced]
+    # coalesce_dimensions: neighbours of one kind whose input strides chain
+    groups: list[list[int]] = []
+    for a in order:
+        if groups:
+            last = groups[-1][-1]
+            if (a in reduced) == (last in reduced) and (
+                    values.shape[last] * values.strides[last] == values.strides[a]):
+                groups[-1].append(a)
+                continue
+        groups.append([a])
+    while len(groups) < 2:                                      # (a 1-d loop: size1 = 1)
+        groups.append([])
+    sizes = [math.prod(values.shape[a] for a in g) for g in groups]
+    strides = [values.strides[g[0]] if g else 0 for g in groups]
+    kinds = [bool(g) and g[0] in reduced for g in groups]
+    # the groups, slowest first, as axes of one logical array
+    slowest = [a for g in reversed(groups) for a in reversed(g)]
+    rest = [a for a in range(values.ndim) if a not in slowest]
+    grid = values.transpose(rest + slowest).reshape(sizes[::-1])
+    kept_sizes = [s for s, r in zip(sizes[::-1], kinds[::-1], strict=True) if not r]
+    out = np.zeros(kept_sizes, dtype=values.dtype)
+    outer = sizes[:1:-1]                                        # outer dims, slowest first
+    for index in np.ndindex(*outer):
+        plane = grid[index]                                     # size1 x size0
+        kept_index = tuple(i for i, r in zip(index, kinds[:1:-1], strict=True) if not r)
+        if not kinds[0] and not kinds[1]:                       # not a true reduction
+            out[kept_index] = out[kept_index] + plane
+            continue
+        if kinds[0]:
+            rows, pair = plane.T, (strides[0], strides[1])
+        else:                                                   # the reduced dim goes first
+            rows, pair = plane, (strides[1], strides[0])
+        sums = _kernel(rows, pair)
+        if kinds[0] and kinds[1]:                               # each column into one output
+            for v in sums:
+                out[kept_index] = out[kept_index] + v
+        else:
+            out[kept_index] = out[kept_index] + sums
+    return out
+
+
+# Note [Sum loops]
+# TensorIterator puts a reduction's reduced dims first (fastest), in the order of their
+# strides in the input, then the kept dims in the output's order, and merges neighbours
+# whose strides chain (a sum over dims 0 and 1 of a contiguous tensor is one dim). The
+# first two dims are the kernel's 2-D loop; it runs once for each index of the others,
+# each time adding its sums into the output (which starts at 0). So the layout decides
+# the order: the sum over dim 0 of a contiguous 8 x 32 tensor goes down its columns, and
+# x.t().sum(1) does the same additions as x.sum(0). tests/test_summation.py holds every
+# choice of dims of several shapes, contiguous and transposed, to live torch's bits.
+# (A sum over more than 32,768 elements may be split between threads; not reproduced.)
 
 
 def full_sum(values: np.ndarray) -> np.ndarray:

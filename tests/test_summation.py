@@ -1,0 +1,55 @@
+"""PyTorch's summation order (engine/functions/summation.py, Notes [Summation order] and
+[Sum loops]): `torch.sum` over every choice of dims of tensors of several shapes and
+layouts (contiguous, transposed, sliced) gives live torch's bits."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from engine.functions.summation import cascade_sum
+
+# values whose float32 sums depend on the order: many magnitudes, signs and zeros of both signs
+POOL = np.array([1e8, -1e8, 3.0, 0.1, -0.7, 1e-3, 2.5e4, -0.0, 0.0, 7.25, -1e-7])
+SHAPES = [(5,), (16,), (17,), (40,), (130,), (1000,), (8, 32), (8, 5), (8, 33), (3, 40),
+          (70, 3), (16, 17), (9, 1), (1, 9), (8, 100), (200, 20), (4, 3, 40), (3, 9, 5),
+          (2, 20, 3), (6, 4, 17), (2, 3, 4, 5)]
+VIEWS = [((8, 32), (1, 0)), ((5, 40), (1, 0)), ((3, 9, 20), (2, 0, 1)),
+         ((3, 9, 20), (1, 2, 0)), ((4, 6, 5), (2, 1, 0))]
+
+
+def draw(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    values = rng.choice(POOL, size=shape) * rng.uniform(0.5, 2.0, size=shape)
+    return values.astype(dtype)
+
+
+def every_choice_of_dims(ndim: int) -> list[tuple[int, ...]]:
+    return [dims for r in range(1, ndim + 1) for dims in itertools.combinations(range(ndim), r)]
+
+
+def test_an_all_negative_zero_column_sums_to_positive_zero() -> None:
+    values = np.full((8, 3), -0.0, dtype=np.float32)
+    assert not np.signbit(cascade_sum(values, (0,), False)).any()
+    assert not np.signbit(cascade_sum(values, (0, 1), False))
+
+
+def test_keepdim_keeps_the_reduced_dims_as_ones() -> None:
+    values = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert cascade_sum(values, (0, 2), True).shape == (1, 3, 1)
+    assert cascade_sum(values, (1,), False).tolist() == values.sum(1).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_are_torchs_to_the_bit(dtype: type) -> None:
+    torch = pytest.importorskip("torch", reason="live torch (the test extra) sums the same")
+    rng = np.random.default_rng(5)
+    arrays = [draw(rng, shape, dtype) for shape in SHAPES]
+    arrays += [draw(rng, shape, dtype).transpose(perm) for shape, perm in VIEWS]
+    arrays += [draw(rng, shape, dtype)[..., 1:] for shape, _ in VIEWS]
+    for values in arrays:
+        for dims in every_choice_of_dims(values.ndim):
+            want = torch.from_numpy(values).sum(dim=dims).numpy()
+            got = cascade_sum(values, dims, False)
+            assert got.tobytes() == want.tobytes(), (values.shape, values.strides, dims)
