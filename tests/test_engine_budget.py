@@ -28,6 +28,10 @@ Raised to 9,800 for a seventh round's rules: `//` and `%` on tensors recorded as
 records them (engine/functions/rounding.py: RemainderBackward0/1, DivBackward2 and the
 NotImplemented node, which takes no sequence number and raises), and the Note on the
 signs of a matrix product's zeros.
+
+Raised to 9,850 for sums in the loops TensorIterator makes of a tensor's layout
+(engine/functions/summation.py: the dims' order, their merging and the 2-D kernel's four
+cases), which give PyTorch's bits where the one loop before gave others.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 9_800
+ENGINE_LINES = 9_850
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 
