@@ -150,7 +150,7 @@ LANGUAGE = [
              T + "x = torch.tensor(1.0, requires_grad=True)\nx.__class__ = int\n", 3, 1, DUNDER),
     rejected("module-dict", T + "import math\nv = math.__dict__\n", 3, 5, DUNDER),
     rejected("method-self", T + "f = print.__self__\n", 2, 5, DUNDER),
-    rejected("torch-version", T + "v = torch.__version__\n", 2, 5, DUNDER),
+    rejected("torch-file", T + "v = torch.__file__\n", 2, 5, DUNDER),
     rejected("private-grad", T + "x = torch.tensor(1.0, requires_grad=True)\ng = x._grad\n",
              3, 5, PRIVATE),
     rejected("private-parameters", T + "import torch.nn as nn\nm = nn.Linear(2, 1)\n"

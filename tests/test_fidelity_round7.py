@@ -186,6 +186,9 @@ CASES = {
                         "print([w.grad for w in ws], list(reversed(range(2))))\n"
                         "print(next(enumerate(ws, 1))[0], list(filter(None, [0, 2])))\n"
                         "len(zip(ws))\n",
+    # tutorials open with the version they were written for
+    "torch-version": "import torch\nprint(torch.__version__)\nx = torch.ones(2)\n"
+                     "print(x.__version__)\n",
 }
 
 

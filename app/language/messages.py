@@ -75,7 +75,8 @@ FORBIDDEN_NAMES = {
     "object": "`object` is not available",
 }
 
-ALLOWED_DUNDERS = {"__init__", "__name__", "__class__"}   # `m.__class__.__name__`
+# `m.__class__.__name__`; `print(torch.__version__)` opens many tutorials
+ALLOWED_DUNDERS = {"__init__", "__name__", "__class__", "__version__"}
 ALLOWED_PRIVATE = {"_version", "_sequence_nr", "_base", "_is_view"}
 
 

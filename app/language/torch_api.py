@@ -534,7 +534,7 @@ TORCH_MEMBERS["pi"] = 3.141592653589793
 TORCH_MEMBERS["inf"] = float("inf")
 TORCH_MEMBERS["nan"] = float("nan")
 TORCH_MEMBERS["default_generator"] = GENERATOR
-TORCH_MEMBERS["__version__"] = "2.13.0"
+TORCH_MEMBERS["__version__"] = "2.13.0+cpu"          # the CPU build the lab reproduces
 
 
 def _namespaces() -> Namespace:
