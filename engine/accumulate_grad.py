@@ -61,9 +61,11 @@ def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
         if ctx.hook_calls is not None:
             from engine.events import HookCall
 
-            grad = leaf.grad               # (None if the hook set it so, as an SGD step may)
+            # (None if the hook set it so, as an SGD step may; typed for the compiled
+            # build, where `grad` above is a Tensor)
+            after: Tensor | None = leaf.grad
             ctx.hook_calls.append(HookCall("post_accumulate", leaf.name or "leaf",
-                                           None if grad is None else grad.data.copy(), None,
+                                           None if after is None else after.data.copy(), None,
                                            False))
         # _call_hooks: a hook that returns its argument itself counts as returning None
         if returned is not None and returned is not leaf:
