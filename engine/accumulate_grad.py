@@ -40,6 +40,12 @@ class AccumulateGrad(Node):
         return []
 
 
+def _grad_now(leaf: Tensor) -> Tensor | None:
+    """`.grad` read afresh: None if a hook set it so (as an SGD step may). Read inline, mypy
+    keeps it narrowed to a Tensor by the writes above, and the compiled build checks that."""
+    return leaf.grad
+
+
 def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
     """`.grad` = new_grad (a copy) the first time, `.grad += new_grad` afterwards, then
     the post-accumulate hooks."""
@@ -61,9 +67,7 @@ def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
         if ctx.hook_calls is not None:
             from engine.events import HookCall
 
-            # (None if the hook set it so, as an SGD step may; typed for the compiled
-            # build, where `grad` above is a Tensor)
-            after: Tensor | None = leaf.grad
+            after = _grad_now(leaf)
             ctx.hook_calls.append(HookCall("post_accumulate", leaf.name or "leaf",
                                            None if after is None else after.data.copy(), None,
                                            False))
