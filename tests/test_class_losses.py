@@ -49,6 +49,12 @@ CASES = {
     "target-dtype-before-weight": _H + "F.nll_loss(x, t.float(), weight=torch.ones(9))\n",
     "out-of-bounds": _H + "F.cross_entropy(x, torch.tensor([0, 4, 1, -1, 2]))\n",
     "negative-target": _H + "F.nll_loss(x, torch.tensor([0, 1, -1, 2, 2]))\n",
+    "saved-total-weight": _H + "for kw in ({}, {'weight': w}):\n"
+                               "    for r in ('none', 'sum', 'mean'):\n"
+                               "        y = F.nll_loss(x, t, reduction=r, **kw)\n"
+                               "        print(r, y.grad_fn._saved_total_weight)\n"
+                               "        z = F.nll_loss(x[1], t[1], reduction=r, **kw)\n"
+                               "        print(r, z, z.grad_fn._saved_total_weight)\n",
     "ignored-out-of-bounds": _H + "y = F.nll_loss(x, torch.tensor([0, 9, 1, 9, 2]), "
                                   "ignore_index=9)\ny.backward()\nprint(y, x.grad)\n",
 }
@@ -57,3 +63,41 @@ CASES = {
 @pytest.mark.parametrize("source", CASES.values(), ids=CASES.keys())
 def test_class_losses_as_pytorch(source: str) -> None:
     assert_same_as_torch(source)
+
+
+def test_reduced_losses_add_in_the_kernels_order_to_the_bit() -> None:
+    """nll_loss_out_frame's cascade of partial sums (and its backward's -(g / total) times
+    the weight): batches from 1 to 5,000, weighted or not, some samples ignored, give live
+    torch's bits, loss and gradient, in float32 and float64."""
+    import numpy as np
+    import torch
+
+    from engine.context import AutogradContext
+    from engine.functions.classification import nll_loss
+    from engine.tensor import Tensor
+
+    rng = np.random.default_rng(3)
+    ctx = AutogradContext()
+    for batch in (1, 3, 8, 16, 17, 33, 100, 257, 5000):
+        for trial in range(6):
+            dtype = np.float64 if trial == 5 else np.float32
+            values = (rng.standard_normal((batch, 5)) * rng.choice([1.0, 1e4])).astype(dtype)
+            targets = rng.integers(0, 5, batch)
+            if trial % 2:
+                targets[rng.random(batch) < 0.3] = -100
+            weight = rng.uniform(0.1, 3.0, 5).astype(dtype) if trial in (2, 3) else None
+            for reduction in ("mean", "sum"):
+                x = torch.tensor(values, requires_grad=True)
+                want = torch.nn.functional.nll_loss(
+                    x, torch.tensor(targets), None if weight is None else torch.tensor(weight),
+                    reduction=reduction)
+                want.backward(torch.tensor(0.37, dtype=x.dtype))
+                lab_x = Tensor(values, ctx, requires_grad=True)
+                got = nll_loss(lab_x, Tensor(targets, ctx),
+                               None if weight is None else Tensor(weight, ctx),
+                               reduction=reduction)
+                assert got.data.tobytes() == want.detach().numpy().tobytes(), (batch, trial)
+                assert got.grad_fn is not None
+                (grad,) = got.grad_fn.apply([Tensor(np.asarray(0.37, dtype), ctx)])
+                assert grad is not None and grad.data.tobytes() == x.grad.numpy().tobytes(), (
+                    batch, trial, reduction)

@@ -4,6 +4,8 @@ binary_cross_entropy.py."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from engine import dtypes, errors, op_errors
@@ -70,9 +72,12 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
     out = values.reshape(1, -1) if self.ndim == 1 else values
     samples, classes = _counted(_at_least_1d(target.data), ignore_index)
     g = grad_output.data.astype(dt)
-    g = np.broadcast_to(g, target.shape or (1,))[samples] if reduction == "none" else g
-    shares = -_class_weights(weight, classes, dt) * g
-    out[samples, classes] = shares / total_weight.data if reduction == "mean" else shares
+    if reduction == "none":          # -w * grad_output[i]
+        g = np.broadcast_to(g, target.shape or (1,))[samples]
+        out[samples, classes] = -_class_weights(weight, classes, dt) * g
+    else:                            # w * -(grad_output / total_weight), as the kernel has it
+        share = -(g / total_weight.data if reduction == "mean" else g)
+        out[samples, classes] = share if weight is None else weight.data[classes] * share
     result = recorded(NllLossBackwardBackward0, values, [grad_output, self], grad_output)
     if result.grad_fn is not None:
         for name, value in (("ignore_index", ignore_index), ("reduction", reduction),
@@ -133,6 +138,65 @@ def _class_targets(input: Tensor, target: Tensor) -> None:
                                 "of 1-D or 2-D inputs")
 
 
+def _in_bounds(classes: list[int], n_classes: int) -> None:
+    """The kernel's check, in sample order: the first class out of range is named."""
+    for c in classes:
+        if not 0 <= c < n_classes:
+            raise errors.TorchError("IndexError", f"Target {c} is out of bounds.")
+
+
+CASCADE_LEVELS = 8
+
+
+def _cascaded_sums(rows: np.ndarray, targets: list[int], weight: Tensor | None,
+                   ignore_index: int) -> tuple[Any, Any]:
+    """`nll_loss_out_frame` (LossNLL.cpp) for a reduced loss: the sum of -input[b, target]
+    (times the class weight) and the total weight, in the input's dtype, added as the
+    kernel adds them. Each sample goes into level 0; after sample b, every level j whose
+    bits of b are all 0 is carried into level j+1 (so sample 0 climbs to the top); an
+    ignored sample is skipped before its carry. The levels are then added from 0, in
+    order. Without weights the total weight is the count of samples kept."""
+    zero = rows.dtype.type(0)
+    n_classes = rows.shape[1]
+    batch = len(targets)
+    level_power = max(4, (batch - 1).bit_length() // CASCADE_LEVELS if batch > 1 else 0)
+    level_mask = (1 << level_power) - 1
+    loss = [zero] * CASCADE_LEVELS
+    weights = [zero] * CASCADE_LEVELS
+    class_weights = None if weight is None else list(weight.data.astype(rows.dtype))
+    picked = rows[np.arange(batch), [0 if t == ignore_index else t % n_classes
+                                    for t in targets]]
+    ignored = 0
+    for b in range(batch):
+        t = targets[b]
+        if t == ignore_index:
+            ignored += 1
+            continue
+        _in_bounds([t], n_classes)
+        if class_weights is None:
+            loss[0] = loss[0] - picked[b]
+        else:
+            w = class_weights[t]
+            loss[0] = loss[0] - picked[b] * w
+            weights[0] = weights[0] + w
+        for j in range(CASCADE_LEVELS - 1):
+            if b & (level_mask << (j * level_power)):
+                break
+            weights[j + 1] = weights[j + 1] + weights[j]
+            loss[j + 1] = loss[j + 1] + loss[j]
+            weights[j] = loss[j] = zero
+    total = rows.dtype.type(batch - ignored) if weight is None else _added(zero, weights)
+    return _added(zero, loss), total
+
+
+def _added(zero: Any, values: list[Any]) -> Any:
+    """std::accumulate from 0: left to right."""
+    total = zero
+    for v in values:
+        total = total + v
+    return total
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              ignore_index: int = -100, reduction: str = "mean") -> Tensor:
     _check_reduction(reduction)
@@ -140,24 +204,18 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     _class_weights_fit(input, weight)
     rows = input.data.reshape(1, -1) if input.ndim == 1 else input.data
     targets = _at_least_1d(target.data)
-    samples, classes = _counted(targets, ignore_index)
-    out_of_bounds = (classes < 0) | (classes >= input.shape[-1])
-    if np.logical_or.reduce(out_of_bounds):      # the first such target, in sample order
-        raise errors.TorchError("IndexError",
-                                f"Target {classes[out_of_bounds.argmax()]} is out of bounds.")
     dt = input.data.dtype
-    w = _class_weights(weight, classes, dt)
-    losses = np.zeros(targets.shape, dtype=dt)
-    losses[samples] = -w * rows[samples, classes]
-    # the weights added one after another from 0, in dt (accumulate adds left to right)
-    total = np.add.accumulate(np.concatenate([np.zeros(1, dt), w]), dtype=dt)[-1]
-    if reduction == "none":
-        values = losses.reshape(target.shape if input.ndim >= 2 else ())
-    elif reduction == "sum":
-        values = np.asarray(losses.sum(dtype=dt), dtype=dt)
-    else:
-        values = np.asarray(losses.sum(dtype=dt) / total, dtype=dt)
-    out, node = record(NllLossBackward0, [input], as_array(values, dt), input)
+    values: Any
+    if reduction == "none" and input.ndim == 2:    # each sample's loss; total weight 0
+        samples, classes = _counted(targets, ignore_index)
+        _in_bounds(classes.tolist(), input.shape[-1])
+        values = np.zeros(targets.shape, dtype=dt)
+        values[samples] = -_class_weights(weight, classes, dt) * rows[samples, classes]
+        total: Any = np.zeros((), dtype=dt)
+    else:                                          # (a 1-D input's one loss too)
+        loss, total = _cascaded_sums(rows, targets.tolist(), weight, ignore_index)
+        values = loss / total if reduction == "mean" else loss
+    out, node = record(NllLossBackward0, [input], as_array(np.asarray(values, dt), dt), input)
     if node:
         node.save("ignore_index", ignore_index)
         node.save("reduction", reduction)

