@@ -53,3 +53,30 @@ def test_sums_are_torchs_to_the_bit(dtype: type) -> None:
             want = torch.from_numpy(values).sum(dim=dims).numpy()
             got = cascade_sum(values, dims, False)
             assert got.tobytes() == want.tobytes(), (values.shape, values.strides, dims)
+
+
+def test_repeat_backward_sums_as_pytorch_to_the_bit() -> None:
+    """RepeatBackward0 adds the copies' gradients as `repeat_backward` does (leading dims
+    one `sum(0)` at a time, then one sum over the repeated dims): live torch's bits."""
+    torch = pytest.importorskip("torch", reason="live torch (the test extra) sums the same")
+    from engine.context import AutogradContext
+    from engine.functions.joins import repeat
+    from engine.tensor import Tensor
+
+    ctx = AutogradContext()
+    rng = np.random.default_rng(1)
+    cases = [((3,), (40,)), ((2, 3), (17, 5)), ((4,), (3, 20)), ((2, 1, 3), (1, 33, 2)),
+             ((5, 2), (2, 9, 3)), ((3,), (1,)), ((6,), (300,)), ((2, 3), (64, 1)),
+             ((2,), (0, 3))]
+    for shape, repeats in cases:
+        for _ in range(4):
+            x = draw(rng, shape, np.float32)
+            out_shape = tuple(torch.zeros(shape).repeat(*repeats).shape)
+            g = draw(rng, out_shape, np.float32)
+            leaf = torch.tensor(x, requires_grad=True)
+            leaf.repeat(*repeats).backward(torch.tensor(g))
+            out = repeat(Tensor(x, ctx, requires_grad=True), repeats)
+            assert out.grad_fn is not None
+            (got,) = out.grad_fn.apply([Tensor(g, ctx)])
+            assert got is not None
+            assert got.data.tobytes() == leaf.grad.numpy().tobytes(), (shape, repeats)

@@ -9,6 +9,7 @@ from engine import errors, op_errors
 from engine.functions._record import record
 from engine.functions.reduction import normalize_dim
 from engine.functions.shape import Shape
+from engine.functions.summation import cascade_sum
 from engine.node import InputMetadata, Node
 from engine.tensor import Tensor, as_array
 from engine.views import make_view
@@ -124,14 +125,26 @@ class RepeatBackward0(Node):
         (grad,) = grads
         assert grad is not None
         repeats, sizes = self.saved_value("repeats"), self.saved_value("self_sym_sizes")
-        lead = len(repeats) - len(sizes)
-        g = grad.data
-        split_shape: list[int] = []
-        for i, r in enumerate(repeats):
-            size = sizes[i - lead] if i >= lead else 1
-            split_shape += [r, size]
-        g = g.reshape(split_shape).sum(axis=tuple(range(0, len(split_shape), 2)))
-        return [Tensor(as_array(g.reshape(sizes), grad.dtype.numpy), grad.ctx)]
+        return [Tensor(as_array(repeat_backward(grad.data, repeats, sizes),
+                                grad.dtype.numpy), grad.ctx)]
+
+
+def repeat_backward(g: np.ndarray, repeats: Shape, sizes: Shape) -> np.ndarray:
+    """`repeat_backward` (FunctionsManual.cpp), in its order of additions: the leading
+    dims `repeat` added are summed away one `sum(0)` at a time; then each dim repeated
+    r > 1 times is split into (r, size) and all the r's are summed in one `sum`."""
+    if 0 in repeats:
+        return np.zeros(sizes, dtype=g.dtype)
+    for _ in range(len(repeats) - len(sizes)):
+        g = cascade_sum(g, (0,), False)
+    split: list[int] = []
+    summed: list[int] = []
+    for size, r in zip(sizes, repeats[len(repeats) - len(sizes):], strict=True):
+        if r != 1:
+            split.append(r)
+            summed.append(len(split) - 1)
+        split.append(size)
+    return cascade_sum(g.reshape(split), tuple(summed), False) if summed else g
 
 
 def repeat(self: Tensor, repeats: Shape) -> Tensor:
