@@ -80,3 +80,27 @@ def test_repeat_backward_sums_as_pytorch_to_the_bit() -> None:
             (got,) = out.grad_fn.apply([Tensor(g, ctx)])
             assert got is not None
             assert got.data.tobytes() == leaf.grad.numpy().tobytes(), (shape, repeats)
+
+
+def test_cumsum_runs_in_double_for_float32_as_pytorch() -> None:
+    """cumsum (and its backward, a reversed cumsum) accumulate a float32 tensor in double,
+    rounding each running sum as it is written: live torch's bits."""
+    torch = pytest.importorskip("torch", reason="live torch (the test extra) sums the same")
+    from engine.context import AutogradContext
+    from engine.functions.statistics import cumulative_sum
+    from engine.tensor import Tensor
+
+    ctx = AutogradContext()
+    rng = np.random.default_rng(2)
+    for shape, dim in [((1000,), 0), ((40, 30), 0), ((40, 30), 1), ((3, 50, 4), 1)]:
+        for dtype in (np.float32, np.float64):
+            x, g = draw(rng, shape, dtype), draw(rng, shape, dtype)
+            leaf = torch.tensor(x, requires_grad=True)
+            out = leaf.cumsum(dim)
+            out.backward(torch.tensor(g))
+            got = cumulative_sum(Tensor(x, ctx, requires_grad=True), dim)
+            assert got.data.tobytes() == out.detach().numpy().tobytes(), (shape, dim, dtype)
+            assert got.grad_fn is not None
+            (grad,) = got.grad_fn.apply([Tensor(g, ctx)])
+            assert grad is not None
+            assert grad.data.tobytes() == leaf.grad.numpy().tobytes(), (shape, dim, dtype)

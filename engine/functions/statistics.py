@@ -208,7 +208,7 @@ def cumulative_sum(self: Tensor, dim: int) -> Tensor:
     d = normalize_dim(dim, self.ndim)
     dtype = sum_dtype(self)
     data = self.data if self.ndim else self.data.reshape(1)
-    values = np.cumsum(data, axis=d, dtype=dtype.numpy).reshape(self.shape)
+    values = _cumsum(data, d, dtype.numpy).reshape(self.shape)
     out, node = record(CumsumBackward0, [self], as_array(values, dtype.numpy), self)
     if node:
         node.save("dim", d)
@@ -226,5 +226,16 @@ class CumsumBackward0(Node):
         assert grad is not None
         d = self.saved_value("dim")
         g = grad.data if grad.ndim else grad.data.reshape(1)
-        values = np.flip(np.cumsum(np.flip(g, d), axis=d), d).reshape(grad.shape)
+        values = np.flip(_cumsum(np.flip(g, d), d, g.dtype), d).reshape(grad.shape)
         return [Tensor(as_array(values, grad.dtype.numpy), grad.ctx)]
+
+
+def _cumsum(data: np.ndarray, dim: int, dtype: np.dtype) -> np.ndarray:
+    """`cumsum_cpu_kernel`: a running sum left to right in `acc_type` (double for a
+    float32 tensor) from 0, each partial sum rounded to the result's dtype as it is
+    written. (Starting from +0 only changes a -0.0, which no running sum then is.)"""
+    acc = np.float64 if dtype == np.float32 else dtype
+    sums = np.cumsum(data, axis=dim, dtype=acc)
+    if sums.dtype.kind == "f":
+        sums += 0
+    return sums.astype(dtype, copy=False)
