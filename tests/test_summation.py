@@ -5,6 +5,7 @@ layouts (contiguous, transposed, sliced) gives live torch's bits."""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -104,3 +105,69 @@ def test_cumsum_runs_in_double_for_float32_as_pytorch() -> None:
             (grad,) = got.grad_fn.apply([Tensor(g, ctx)])
             assert grad is not None
             assert grad.data.tobytes() == leaf.grad.numpy().tobytes(), (shape, dim, dtype)
+
+
+@pytest.mark.parametrize("std", [False, True])
+def test_var_and_std_are_torchs_to_the_bit(std: bool) -> None:
+    """var and std (Note [Welford]): over some dims Welford's updates in double, to one value
+    the mean in float32 then squares summed in double; their backward as var_backward
+    writes it ((2 / dof) * grad * (x - mean), std's grad / (2 * std) first). Live torch's
+    bits (a NaN's sign aside), float32 and float64, with and without dims and keepdim."""
+    torch = pytest.importorskip("torch", reason="live torch (the test extra) sums the same")
+    from engine.context import AutogradContext
+    from engine.functions.statistics import var
+    from engine.tensor import Tensor
+
+    ctx = AutogradContext()
+    rng = np.random.default_rng(7)
+    function = torch.std if std else torch.var
+    with np.errstate(all="ignore"):
+        for shape in [(7,), (100,), (8, 30), (30, 8), (1, 50), (50, 1), (5, 6, 7), (1,)]:
+            for trial in range(4):
+                dtype = np.float64 if trial == 3 else np.float32
+                x = (rng.standard_normal(shape) * rng.choice([1, 0.01])
+                     + rng.choice([0, 1000, 3.7])).astype(dtype)
+                dim_sets = [None, *[(d,) for d in range(len(shape))]]
+                for dims in dim_sets + ([(0, 2)] if len(shape) == 3 else []):
+                    for correction, keepdim in [(1, False), (0, True), (None, False)]:
+                        leaf = torch.tensor(x, requires_grad=True)
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")   # degrees of freedom <= 0
+                            want = function(leaf, dim=dims, correction=correction,
+                                            keepdim=keepdim)
+                        g = rng.standard_normal(want.shape).astype(dtype)
+                        want.backward(torch.tensor(g))
+                        got = var(Tensor(x, ctx, requires_grad=True), dims, correction,
+                                  keepdim, std)
+                        case = (shape, dims, correction, keepdim, dtype)
+                        assert got.shape == tuple(want.shape), case
+                        assert np.array_equal(got.data, want.detach().numpy(), equal_nan=True)
+                        assert got.data.tobytes() == want.detach().numpy().tobytes() or \
+                            np.isnan(got.data).all(), case
+                        assert got.grad_fn is not None
+                        (grad,) = got.grad_fn.apply([Tensor(g, ctx)])
+                        assert grad is not None
+                        expected = leaf.grad.numpy()
+                        same_bits = grad.data.tobytes() == expected.tobytes()
+                        nan_signs = (np.isnan(expected).any()
+                                     and np.array_equal(grad.data, expected, equal_nan=True))
+                        assert same_bits or nan_signs, case
+
+
+SPREAD_CALLS = ["x.var()", "x.var(keepdim=True)", "x.var(dim=1)", "x.var(0, keepdim=True)",
+                "torch.var(x)", "torch.var(x, 1)", "torch.std(x, dim=0)",
+                "x.var(unbiased=False)", "x.var(correction=0)", "x.std(dim=0, unbiased=False)",
+                "x.std(dim=[0, 1], correction=2)"]
+
+
+@pytest.mark.parametrize("call", SPREAD_CALLS)
+def test_var_saves_dim_and_correction_as_pytorchs_overloads_do(call: str) -> None:
+    """`_saved_dim` is None without a dim; `_saved_correction` is None unless `unbiased`,
+    a correction or a dim (without a correction) chose another overload."""
+    pytest.importorskip("torch", reason="compared with live PyTorch")
+    from tests.differential import assert_same_as_torch
+
+    assert_same_as_torch(
+        "import torch\ntorch.manual_seed(0)\nx = torch.randn(3, 4, requires_grad=True)\n"
+        f"y = {call}\nprint(y)\nprint(y.grad_fn._saved_dim, y.grad_fn._saved_correction, "
+        "y.grad_fn._saved_keepdim)\ny.sum().backward()\nprint(x.grad)\n")

@@ -482,11 +482,14 @@ def _prod(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
 
 
 def _spread(name: str, std: bool) -> None:
-    @method(name, "dim=None, unbiased=True, keepdim=False, *, correction=None")
+    @method(name, "dim=None, unbiased=None, keepdim=False, *, correction=None")
     def spread(interp: Interpreter, t: Tensor, a: Kwargs) -> Tensor:
+        # PyTorch's overloads: with `unbiased`, or a dim and no `correction`, the
+        # correction is 1 or 0; otherwise it is `correction` as given, None included
+        # (which grad_fn._saved_correction shows)
         correction = a["correction"]
-        if correction is None:
-            correction = 1 if a["unbiased"] else 0
+        if a["unbiased"] is not None or (correction is None and a["dim"] is not None):
+            correction = 1 if a["unbiased"] in (None, True) else 0
         return functions.var(t, _dims(a["dim"]), correction, bool(a["keepdim"]), std)
 
 
