@@ -32,6 +32,11 @@ signs of a matrix product's zeros.
 Raised to 9,850 for sums in the loops TensorIterator makes of a tensor's layout
 (engine/functions/summation.py: the dims' order, their merging and the 2-D kernel's four
 cases), which give PyTorch's bits where the one loop before gave others.
+
+Raised to 10,150 for more kernels in PyTorch's order of additions, each held to live
+torch's bits: nll_loss's cascade of partial sums (engine/functions/nll_sums.py), var and
+std by Welford's updates in double (engine/functions/spread.py), cumsum accumulated in
+double, and repeat's backward summed as repeat_backward sums.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 9_850
+ENGINE_LINES = 10_150
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 

@@ -115,7 +115,7 @@ def test_var_and_std_are_torchs_to_the_bit(std: bool) -> None:
     bits (a NaN's sign aside), float32 and float64, with and without dims and keepdim."""
     torch = pytest.importorskip("torch", reason="live torch (the test extra) sums the same")
     from engine.context import AutogradContext
-    from engine.functions.statistics import var
+    from engine.functions.spread import var
     from engine.tensor import Tensor
 
     ctx = AutogradContext()

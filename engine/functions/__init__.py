@@ -66,7 +66,8 @@ from engine.functions.shape import (
     view,
 )
 from engine.functions.slicing import getitem
-from engine.functions.statistics import cumulative_sum, logsumexp, norm, prod, var
+from engine.functions.spread import var
+from engine.functions.statistics import cumulative_sum, logsumexp, norm, prod
 
 __all__ = [
     "abs", "add", "add_scalar", "addmm", "amax", "amin", "argmax", "argmin", "cat", "ceil",

@@ -21,6 +21,7 @@ from engine.functions.arithmetic import (
     neg,
 )
 from engine.functions.loss import _check_reduction
+from engine.functions.nll_sums import cascaded_sums, in_bounds
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
@@ -138,65 +139,6 @@ def _class_targets(input: Tensor, target: Tensor) -> None:
                                 "of 1-D or 2-D inputs")
 
 
-def _in_bounds(classes: list[int], n_classes: int) -> None:
-    """The kernel's check, in sample order: the first class out of range is named."""
-    for c in classes:
-        if not 0 <= c < n_classes:
-            raise errors.TorchError("IndexError", f"Target {c} is out of bounds.")
-
-
-CASCADE_LEVELS = 8
-
-
-def _cascaded_sums(rows: np.ndarray, targets: list[int], weight: Tensor | None,
-                   ignore_index: int) -> tuple[Any, Any]:
-    """`nll_loss_out_frame` (LossNLL.cpp) for a reduced loss: the sum of -input[b, target]
-    (times the class weight) and the total weight, in the input's dtype, added as the
-    kernel adds them. Each sample goes into level 0; after sample b, every level j whose
-    bits of b are all 0 is carried into level j+1 (so sample 0 climbs to the top); an
-    ignored sample is skipped before its carry. The levels are then added from 0, in
-    order. Without weights the total weight is the count of samples kept."""
-    zero = rows.dtype.type(0)
-    n_classes = rows.shape[1]
-    batch = len(targets)
-    level_power = max(4, (batch - 1).bit_length() // CASCADE_LEVELS if batch > 1 else 0)
-    level_mask = (1 << level_power) - 1
-    loss = [zero] * CASCADE_LEVELS
-    weights = [zero] * CASCADE_LEVELS
-    class_weights = None if weight is None else list(weight.data.astype(rows.dtype))
-    picked = rows[np.arange(batch), [0 if t == ignore_index else t % n_classes
-                                    for t in targets]]
-    ignored = 0
-    for b in range(batch):
-        t = targets[b]
-        if t == ignore_index:
-            ignored += 1
-            continue
-        _in_bounds([t], n_classes)
-        if class_weights is None:
-            loss[0] = loss[0] - picked[b]
-        else:
-            w = class_weights[t]
-            loss[0] = loss[0] - picked[b] * w
-            weights[0] = weights[0] + w
-        for j in range(CASCADE_LEVELS - 1):
-            if b & (level_mask << (j * level_power)):
-                break
-            weights[j + 1] = weights[j + 1] + weights[j]
-            loss[j + 1] = loss[j + 1] + loss[j]
-            weights[j] = loss[j] = zero
-    total = rows.dtype.type(batch - ignored) if weight is None else _added(zero, weights)
-    return _added(zero, loss), total
-
-
-def _added(zero: Any, values: list[Any]) -> Any:
-    """std::accumulate from 0: left to right."""
-    total = zero
-    for v in values:
-        total = total + v
-    return total
-
-
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              ignore_index: int = -100, reduction: str = "mean") -> Tensor:
     _check_reduction(reduction)
@@ -208,12 +150,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     values: Any
     if reduction == "none" and input.ndim == 2:    # each sample's loss; total weight 0
         samples, classes = _counted(targets, ignore_index)
-        _in_bounds(classes.tolist(), input.shape[-1])
+        in_bounds(classes.tolist(), input.shape[-1])
         values = np.zeros(targets.shape, dtype=dt)
         values[samples] = -_class_weights(weight, classes, dt) * rows[samples, classes]
         total: Any = np.zeros((), dtype=dt)
     else:                                          # (a 1-D input's one loss too)
-        loss, total = _cascaded_sums(rows, targets.tolist(), weight, ignore_index)
+        loss, total = cascaded_sums(rows, targets.tolist(), weight, ignore_index)
         values = loss / total if reduction == "mean" else loss
     out, node = record(NllLossBackward0, [input], as_array(np.asarray(values, dt), dt), input)
     if node:
