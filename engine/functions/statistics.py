@@ -22,6 +22,7 @@ from engine.functions.reduction import (
     sum_dtype,
     unsqueeze_multiple,
 )
+from engine.functions.summation import cascade_sum
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
@@ -47,9 +48,10 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     dims = normalize_dims(dim, self.ndim)
     dtype = float_dtype(self)
     x = values_as(self, dtype)
-    top = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros_like(x)
+    top = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros(
+        [1 if d in dims else n for d, n in enumerate(x.shape)], dtype=x.dtype)
     top = np.where(np.isfinite(top), top, dtype.numpy.type(0))
-    total = np.sum(libm.exp(x - top), axis=dims, keepdims=True)
+    total = cascade_sum(libm.exp(x - top), dims, True)     # torch.sum of exp_(x - max)
     values = libm.log(total) + top
     if not keepdim:
         values = np.squeeze(values, axis=dims) if x.ndim else values.reshape(())
