@@ -157,7 +157,8 @@ def test_var_and_std_are_torchs_to_the_bit(std: bool) -> None:
 SPREAD_CALLS = ["x.var()", "x.var(keepdim=True)", "x.var(dim=1)", "x.var(0, keepdim=True)",
                 "torch.var(x)", "torch.var(x, 1)", "torch.std(x, dim=0)",
                 "x.var(unbiased=False)", "x.var(correction=0)", "x.std(dim=0, unbiased=False)",
-                "x.std(dim=[0, 1], correction=2)"]
+                "x.std(dim=[0, 1], correction=2)", "x.var(True)", "x.std(False)",
+                "torch.var(x, False)", "torch.std(x, True)"]
 
 
 @pytest.mark.parametrize("call", SPREAD_CALLS)

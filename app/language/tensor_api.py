@@ -487,10 +487,12 @@ def _spread(name: str, std: bool) -> None:
         # PyTorch's overloads: with `unbiased`, or a dim and no `correction`, the
         # correction is 1 or 0; otherwise it is `correction` as given, None included
         # (which grad_fn._saved_correction shows)
-        correction = a["correction"]
-        if a["unbiased"] is not None or (correction is None and a["dim"] is not None):
-            correction = 1 if a["unbiased"] in (None, True) else 0
-        return functions.var(t, _dims(a["dim"]), correction, bool(a["keepdim"]), std)
+        dim, unbiased, correction = a["dim"], a["unbiased"], a["correction"]
+        if isinstance(dim, bool):            # `x.var(False)`: the `unbiased` overload
+            dim, unbiased = None, dim
+        if unbiased is not None or (correction is None and dim is not None):
+            correction = 1 if unbiased in (None, True) else 0
+        return functions.var(t, _dims(dim), correction, bool(a["keepdim"]), std)
 
 
 _spread("var", False)
