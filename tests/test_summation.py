@@ -195,3 +195,31 @@ def test_logsumexp_sums_its_exponentials_as_torch_sum_does() -> None:
                 same += got.tobytes() == want.tobytes()
                 total += 1
     assert same >= 0.95 * total, f"{same} of {total} with torch's bits"
+
+
+def test_prod_multiplies_in_the_kernels_order_to_the_bit() -> None:
+    """prod() of a whole tensor multiplies as prod_kernel_impl does (blocks of four AVX2
+    vectors lane by lane, then the lanes, then the rest); its backward is grad * (result /
+    x), or with a zero the products before and after each element as cumprod makes them."""
+    torch = pytest.importorskip("torch", reason="live torch (the test extra) multiplies alike")
+    from engine.context import AutogradContext
+    from engine.functions.statistics import prod
+    from engine.tensor import Tensor
+
+    ctx = AutogradContext()
+    rng = np.random.default_rng(3)
+    for n in [1, 3, 8, 16, 17, 32, 40, 100, 333]:
+        for trial in range(12):
+            dtype = np.float64 if trial == 11 else np.float32
+            x = rng.uniform(0.5, 1.5, n).astype(dtype)
+            if trial % 4 == 3:
+                x[rng.integers(0, n)] = 0.0
+            shaped = x.reshape(-1, 1) if n % 2 else x.reshape(1, -1)
+            leaf = torch.tensor(shaped, requires_grad=True)
+            want = leaf.prod()
+            want.backward(torch.tensor(1.3, dtype=leaf.dtype))
+            got = prod(Tensor(shaped, ctx, requires_grad=True))
+            assert got.data.tobytes() == want.detach().numpy().tobytes(), (n, trial)
+            assert got.grad_fn is not None
+            (grad,) = got.grad_fn.apply([Tensor(np.asarray(1.3, dtype), ctx)])
+            assert grad is not None and grad.data.tobytes() == leaf.grad.numpy().tobytes()

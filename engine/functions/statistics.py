@@ -22,7 +22,7 @@ from engine.functions.reduction import (
     sum_dtype,
     unsqueeze_multiple,
 )
-from engine.functions.summation import cascade_sum
+from engine.functions.summation import VECTOR_BYTES, cascade_sum
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
@@ -137,15 +137,40 @@ class ProdBackward0(Node):
         if not np.any(x == 0):      # prod_backward: grad * (result / input), recorded
             return [mul(grad, div(result_t, self_t))]     # under create_graph
         flat = x.reshape(-1)
-        others = np.array([np.prod(np.delete(flat, i)) for i in range(flat.size)],
-                          dtype=x.dtype).reshape(x.shape)
+        if not self.ctx.grad_mode and np.count_nonzero(flat == 0) > 1:
+            return [Tensor(np.zeros_like(x), grad.ctx)]    # every product of others is 0
+        # prod_safe_zeros_backward: the products before and after each element, as cumprod
+        # makes them (in double, each rounded as written)
+        one = np.ones(1, dtype=x.dtype)
+        before = _cumulative(np.concatenate((one, flat[:-1])), np.multiply)
+        after = _cumulative(np.concatenate((one, flat[:0:-1])), np.multiply)[::-1]
+        others = (before * after).reshape(x.shape)
         return [Tensor(as_array(grad.data * others, x.dtype), grad.ctx)]
+
+
+def _product(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`prod_kernel_impl` over a whole tensor, in memory order (binary_kernel_reduce_vec
+    with AVX2's vectors, as for sums: VECTOR_BYTES): each whole block of four vectors is
+    multiplied lane by lane into four accumulators, which are then multiplied pairwise and
+    their lanes in order; the elements left over follow one by one. Integers wrap alike
+    in any order."""
+    flat = np.ravel(data, order="K").astype(dtype, copy=False)
+    if flat.dtype.kind != "f":
+        return np.asarray(np.prod(flat, dtype=dtype))
+    lanes = VECTOR_BYTES // flat.itemsize
+    count = flat.size // (4 * lanes)
+    out = np.ones(1, dtype=dtype)
+    if count:
+        acc = np.multiply.accumulate(flat[:count * 4 * lanes].reshape(count, 4, lanes))[-1]
+        out = out * np.multiply.accumulate((acc[0] * acc[1]) * (acc[2] * acc[3]))[-1:]
+    rest = flat[count * 4 * lanes:]
+    product: np.ndarray = np.multiply.accumulate(np.concatenate((out, rest)))[-1:]
+    return product.reshape(())
 
 
 def prod(self: Tensor) -> Tensor:
     dtype = sum_dtype(self)
-    out, node = record(ProdBackward0, [self],
-                       as_array(np.prod(self.data, dtype=dtype.numpy), dtype.numpy), self)
+    out, node = record(ProdBackward0, [self], _product(self.data, dtype.numpy), self)
     if node:
         node.save("self", self)
         node.save("result", out)
@@ -176,6 +201,13 @@ class CumsumBackward0(Node):
         g = grad.data if grad.ndim else grad.data.reshape(1)
         values = np.flip(_cumsum(np.flip(g, d), d, g.dtype), d).reshape(grad.shape)
         return [Tensor(as_array(values, grad.dtype.numpy), grad.ctx)]
+
+
+def _cumulative(values: np.ndarray, op: np.ufunc) -> np.ndarray:
+    """`cpu_cum_base_kernel` of a 1-D float array: op's running result in double (acc_type),
+    each one rounded to the array's dtype as it is written."""
+    running: np.ndarray = op.accumulate(values.astype(np.float64)).astype(values.dtype)
+    return running
 
 
 def _cumsum(data: np.ndarray, dim: int, dtype: np.dtype) -> np.ndarray:
