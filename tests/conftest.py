@@ -26,6 +26,17 @@ def torch_avx2(torch: Any) -> Any:
     return torch
 
 
+@pytest.fixture(scope="session")
+def torch_avx512(torch: Any) -> Any:
+    """Live PyTorch running its AVX512 kernels, whose 16-lane sums and SLEEF functions
+    engine/functions/softmax_kernel.py reproduces (Note [Vectorized softmax])."""
+    capability = torch.backends.cpu.get_cpu_capability()
+    if capability != "AVX512":
+        pytest.skip(f"PyTorch runs its {capability} CPU kernels here; softmax_kernel.py "
+                    "reproduces the AVX512 ones")
+    return torch
+
+
 # -- servers: a real redis-server, app processes (uvicorn), app clients ------------------------
 
 REDIS_SERVER = "/usr/bin/redis-server"

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from engine import errors, op_errors
-from engine.functions import libm
+from engine.functions import libm, softmax_kernel
 from engine.functions._record import float_dtype, full_like, record, values_as
 from engine.functions.activation_backward import (
     M_SQRT1_2,
@@ -65,6 +65,8 @@ def softmax(self: Tensor, dim: int | None = None) -> Tensor:
     x = values_as(self, dtype)
     if x.ndim == 0:
         values = np.ones((), dtype=dtype.numpy)
+    elif x.dtype == softmax_kernel.F32 and d == x.ndim - 1:     # Note [Vectorized softmax]
+        values = softmax_kernel.softmax_lastdim(x)
     else:
         shifted = libm.exp(x - np.max(x, axis=d, keepdims=True))
         values = shifted / np.sum(shifted, axis=d, keepdims=True)
@@ -94,6 +96,8 @@ def log_softmax(self: Tensor, dim: int | None = None) -> Tensor:
     x = values_as(self, dtype)
     if x.ndim == 0:
         values = np.zeros((), dtype=dtype.numpy)
+    elif x.dtype == softmax_kernel.F32 and d == x.ndim - 1:     # Note [Vectorized softmax]
+        values = softmax_kernel.log_softmax_lastdim(x)
     else:
         shifted = x - np.maximum.reduce(x, axis=d, keepdims=True)
         values = shifted - libm.log(np.add.reduce(libm.exp(shifted), axis=d, keepdims=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.functions import libm
+from engine.functions import libm, softmax_kernel
 from engine.functions._record import values_as
 from engine.functions.activation_backward import kernel_output
 from engine.functions.arithmetic import mul, neg, sub
@@ -17,6 +17,13 @@ from engine.node import Node
 from engine.tensor import Tensor
 
 
+def _vectorized(output: Tensor, dim: int) -> bool:
+    """A float32 softmax over its last dim: PyTorch's vectorized kernel's own additions
+    (Note [Vectorized softmax])."""
+    return output.data.dtype == softmax_kernel.F32 and output.ndim > 0 and \
+        dim % output.ndim == output.ndim - 1
+
+
 def _axis(t: Tensor, dim: int) -> int | None:
     return dim if t.ndim else None           # a 0-d tensor's one dim
 
@@ -24,7 +31,10 @@ def _axis(t: Tensor, dim: int) -> int | None:
 def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     """`_softmax_backward_data`: output * (grad - sum(grad * output, dim))."""
     y, g = output.data, values_as(grad_output, output.dtype)
-    values = y * (g - np.sum(g * y, axis=_axis(output, dim), keepdims=True))
+    if _vectorized(output, dim):
+        values = softmax_kernel.softmax_backward_lastdim(g, y)
+    else:
+        values = y * (g - np.sum(g * y, axis=_axis(output, dim), keepdims=True))
     return kernel_output(SoftmaxBackwardDataBackward0, values, grad_output, output,
                          dim=dim, grad_output=grad_output, output=output)
 
@@ -59,7 +69,10 @@ class SoftmaxBackwardDataBackward0(Node):
 def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     """`_log_softmax_backward_data`: grad - exp(output) * sum(grad, dim)."""
     g = values_as(grad_output, output.dtype)
-    values = g - libm.exp(output.data) * np.sum(g, axis=_axis(output, dim), keepdims=True)
+    if _vectorized(output, dim):
+        values = softmax_kernel.log_softmax_backward_lastdim(g, output.data)
+    else:
+        values = g - libm.exp(output.data) * np.sum(g, axis=_axis(output, dim), keepdims=True)
     return kernel_output(LogSoftmaxBackwardDataBackward0, values, grad_output, output,
                          dim=dim, grad_output=grad_output, output=output)
 
