@@ -232,13 +232,13 @@ class Module:
             what = "parameters" if is_parameter else "module"
             raise TorchError("AttributeError", f"cannot assign {what} before "
                              "Module.__init__() call")
+        shown = (f"torch.{op_errors.legacy_name(value.dtype)}Tensor"     # torch.typename
+                 if isinstance(value, Tensor) else type_name(value))
         if name in self.parameters and not is_parameter and value is not None:
-            shown = (f"torch.{op_errors.legacy_name(value.dtype)}Tensor"
-                     if isinstance(value, Tensor) else type_name(value))
             raise TorchError("TypeError", f"cannot assign '{shown}' as parameter '{name}' "
                              "(torch.nn.Parameter or None expected)")
         if name in self.modules and not isinstance(value, Module) and value is not None:
-            raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as child module "
+            raise TorchError("TypeError", f"cannot assign '{shown}' as child module "
                              f"'{name}' (torch.nn.Module or None expected)")
         if name in self.buffers and value is not None and not isinstance(value, Tensor):
             raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as buffer "
@@ -429,19 +429,28 @@ class Sequential(Module):
         return value
 
     def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
-        items = list(self.modules.values())
         if isinstance(index, slice):        # a Sequential's slice keeps the names
             part = Sequential([])
             part.modules = dict(list(self.modules.items())[index])
             return part
+        return self.modules[self._key(index)]
+
+    def lab_setitem(self, interp: Interpreter, index: Value, module: Value) -> None:
+        """`model[2] = nn.Linear(3, 5)`: setattr under the name at that position, so the
+        new module keeps the old one's name and place (`Sequential.__setitem__`)."""
+        self.lab_setattr(interp, self._key(index), module)
+
+    def _key(self, index: Value) -> str:
+        """`_get_item_by_idx`: the name at position `operator.index(index)`."""
         if isinstance(index, Tensor) and index.ndim == 0 and not index.dtype.is_floating_point:
             index = int(index.item())                        # operator.index takes it
         if not isinstance(index, int):
             raise TorchError("TypeError", f"'{type_name(index)}' object cannot be interpreted "
                              "as an integer")
-        if not -len(items) <= index < len(items):
+        names = list(self.modules)
+        if not -len(names) <= index < len(names):
             raise TorchError("IndexError", f"index {index} is out of range")
-        return items[index]
+        return names[index]
 
     def lab_len(self) -> int:
         return len(self.modules)

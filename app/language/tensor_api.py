@@ -108,10 +108,10 @@ def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
         if value is not None and not isinstance(value, Tensor):
             raise TorchError("TypeError", f"assigned grad expected to be a Tensor or None but "
                              f"got grad of type {type_name(value)}")
-        if value is not None and value.shape != t.shape:
-            raise TorchError("RuntimeError", "assigned grad has data of a different size")
         if value is not None and value.dtype is not t.dtype:
-            raise TorchError("RuntimeError", "assigned grad has data of a different type")
+            raise TorchError("RuntimeError", op_errors.assigned_grad_dtype(value.dtype, t.dtype))
+        if value is not None and value.shape != t.shape:
+            raise TorchError("RuntimeError", op_errors.assigned_grad_size(value.shape, t.shape))
         t.grad = value
     elif name == "requires_grad":
         if not isinstance(value, bool):
