@@ -86,11 +86,6 @@ _LEGACY = MappingProxyType(
     {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"})
 
 
-# C++'s names of the dtypes, as `toString(ScalarType)`'s caller-facing messages print them
-_CPP = MappingProxyType(
-    {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"})
-
-
 def legacy_name(dtype: object) -> str:
     """`Float`, `Double`, `Long`, `Bool`: how ATen's messages name a dtype."""
     return _LEGACY.get(getattr(dtype, "name", ""), str(dtype))
@@ -184,8 +179,9 @@ def mixed_dtypes(op: str, tensors: Sequence[object]) -> str:
     `mat1 and mat2` that differ (the order ATen checks them in); addmv: all three."""
     names = [getattr(getattr(t, "dtype", None), "name", "") for t in tensors]
     if op == "mm":
-        return (f"expected m1 and m2 to have the same dtype, but got: {_CPP[names[0]]} != "
-                f"{_CPP[names[1]]}")
+        short = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+        return (f"expected m1 and m2 to have the same dtype, but got: {short[names[0]]} != "
+                f"{short[names[1]]}")
     legacy = [_LEGACY[n] for n in names]
     if op == "addmm":
         first = "self" if legacy[0] != legacy[2] else "mat1"
@@ -274,20 +270,3 @@ INPLACE_ELU_SLOPE = (
     "In-place elu backward calculation is triggered with a negative slope which is not "
     "supported. This is caused by calling in-place forward function with a negative slope, "
     "please call out-of-place version instead.")
-
-
-def assigned_grad_dtype(grad_dtype: object, tensor_dtype: object) -> str:
-    """`t.grad = g` with g of another dtype (checked before the size)."""
-    return (f"attempting to assign a gradient with dtype '{_CPP[getattr(grad_dtype, 'name', '')]}'"
-            f" to a tensor with grad_dtype '{legacy_name(tensor_dtype)}'. The gradient must "
-            "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
-            "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
-            "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
-            "may break downstream systems that assume they match.")
-
-
-def assigned_grad_size(grad_shape: tuple[int, ...], shape: tuple[int, ...]) -> str:
-    """`t.grad = g` with g of another size."""
-    return (f"attempting to assign a gradient of size '{list(grad_shape)}' to a tensor of "
-            f"size '{list(shape)}'. Please ensure that the gradient and the tensor are the "
-            "same size")
