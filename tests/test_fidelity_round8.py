@@ -41,6 +41,14 @@ CASES = {
     "sequential-setitem-int": _SEQ + "m[1] = 3\n",
     "modulelist-setitem": _LIST + "m[-1] = nn.Tanh()\nm[0] = None\nprint(m, len(m))\n",
     "modulelist-setitem-range": _LIST + "m[-3] = nn.Tanh()\n",
+    # a pack hook may not change its input in place (checked by version, after the hook)
+    "pack-hook-in-place": "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                          "def pack(t):\n    t.mul_(2)\n    return t\n"
+                          "with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):\n"
+                          "    y = x.sin()\n",
+    "pack-hook-in-place-result": "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)"
+                                 "\nwith torch.autograd.graph.saved_tensors_hooks(lambda t: "
+                                 "t.add_(1), lambda t: t):\n    y = x.exp()\nprint(x)\n",
 }
 
 

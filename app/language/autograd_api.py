@@ -81,13 +81,24 @@ def _backward(interp: Interpreter, a: Kwargs) -> None:
                     seeds=implicit_seeds(a["tensors"], grads), direct=True)
 
 
+_PACK_IN_PLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
 def _saved_tensors_hooks(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:
     kwargs.pop("__text__", None)
     pack = args[0] if args else kwargs.get("pack_hook")
     unpack = args[1] if len(args) > 1 else kwargs.get("unpack_hook")
 
     def packed(t: Tensor) -> Any:
-        return interp.call(pack, [t], {})
+        version = t.version
+        result = interp.call(pack, [t], {})
+        if t.version != version:        # SavedVariable::set_hooks_and_pack_data's check
+            raise TorchError("RuntimeError", _PACK_IN_PLACE)
+        return result
 
     def unpacked(x: Any) -> Any:
         value = interp.call_hook(unpack, [x])
