@@ -19,6 +19,22 @@ _LIST = _NN + "m = nn.ModuleList([nn.Linear(2, 2), nn.ReLU()])\n"
 _X = ("import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
       "(x * x).sum().backward()\n")
 
+_FUNCTIONAL = """import torch
+from torch.autograd.functional import jacobian, hessian, vjp, jvp, hvp, vhp
+def f(x):
+    return (x ** 3).sum() + x[0] * x[1]
+def g(x):
+    return x ** 3
+def two(x, y):
+    return (x * y).sum()
+x = torch.tensor([1.0, 2.0])
+y = torch.tensor([3.0, 4.0])
+s = torch.tensor(2.0)
+v = torch.tensor([1.0, -1.0])
+print(CALL)
+w = torch.tensor(1.0, requires_grad=True)
+(w * 2).backward()
+"""
 CASES = {
     # `t.grad = g`: the dtype is checked first, then the size, in PyTorch's words
     "grad-setter-size": _X + "x.grad = torch.tensor([1.0, 2.0])\n",
@@ -49,6 +65,30 @@ CASES = {
     "pack-hook-in-place-result": "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)"
                                  "\nwith torch.autograd.graph.saved_tensors_hooks(lambda t: "
                                  "t.add_(1), lambda t: t):\n    y = x.exp()\nprint(x)\n",
+    # an input that no node has used gets an Identity edge, which takes a sequence number
+    "grad-unused-input-seq": "import torch\nx = torch.tensor(1.0, requires_grad=True)\n"
+                             "y = torch.tensor(2.0, requires_grad=True)\n"
+                             "g = torch.autograd.grad(x * 2, [x, y], allow_unused=True)\n"
+                             "w = x * 3\ng = torch.autograd.grad(w, [y, x], allow_unused=True, "
+                             "materialize_grads=True)\nprint(g, (x * 4).grad_fn)\n"
+                             "(x * y).backward()\n",
+    "backward-unused-input-seq": "import torch\nx = torch.tensor(1.0, requires_grad=True)\n"
+                                 "y = torch.tensor(2.0, requires_grad=True)\n"
+                                 "(x * 2).backward(inputs=[y])\nw = x * 3\n"
+                                 "w.backward(inputs=[x, y])\nprint(x.grad, y.grad)\n",
+    # torch.autograd.functional: hvp by the double-backward trick (its own nodes and
+    # sequence numbers), PyTorch's checks of v and of the function's outputs, strict mode's
+    # messages in PyTorch's order, and Python's binding of the arguments
+    **{f"functional-{i}": _FUNCTIONAL.replace("CALL", call) for i, call in enumerate([
+        "hvp(f, x, v)", "hvp(f, x, v, create_graph=True)", "vhp(g, x, x)", "hvp(f, x)",
+        "jvp(g, x)", "vjp(g, x, torch.ones(3))", "hvp(f, x, (x, x))",
+        "vhp(two, (x, y), (x,))", "hvp(two, (x, y), (x, s))", "vhp(lambda v: (v, v), x, x)",
+        "hvp(lambda v: s, x, x, strict=True)", "vhp(lambda v: v.sum(), x, x, strict=True)",
+        "hessian(lambda v: (v * 2).sum(), x, strict=True)", "jacobian(g, [x])",
+        "jacobian(g, x, vectorize=False, strategy='reverse-mode')", "jacobian(g, x, foo=1)",
+        "jacobian(g)", "hessian(f, x, outer_jacobian_strategy='reverse-mode')",
+        "jacobian(g, x, strategy='backward')", "vjp(g, x, x, False, False, 3)",
+        "jacobian(g, x, create_graph=False, func=g)", "jvp(g, x, 2.0)"])},
 }
 
 
