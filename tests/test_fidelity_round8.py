@@ -35,6 +35,47 @@ print(CALL)
 w = torch.tensor(1.0, requires_grad=True)
 (w * 2).backward()
 """
+_UNPACKED_IS_NEW = """import torch
+def unpack_hook(x):
+    print("Unpacking")
+    return x
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack_hook):
+    y = x.pow(2)
+print(y.grad_fn._saved_self)
+print(y.grad_fn._saved_self is x)
+y.sum().backward()
+"""
+_UNPACKED_CREATE_GRAPH = """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+def pack(t):
+    print(torch.is_grad_enabled(), t.requires_grad)
+    return t * 2
+def unpack(t):
+    print("unpack", torch.is_grad_enabled(), t.requires_grad)
+    return t / 2
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    y = x * x
+y.sum().backward(create_graph=True)
+print(x.grad)
+"""
+_UNPACKED_CUSTOM_FUNCTION = """import torch
+class Sq(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 2 * x * g
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: print("pack", t) or t,
+                                              lambda t: print("unpack", t) or t):
+    y = Sq.apply(x)
+y.sum().backward()
+print(x.grad)
+"""
 CASES = {
     # `t.grad = g`: the dtype is checked first, then the size, in PyTorch's words
     "grad-setter-size": _X + "x.grad = torch.tensor([1.0, 2.0])\n",
@@ -76,6 +117,11 @@ CASES = {
                                  "y = torch.tensor(2.0, requires_grad=True)\n"
                                  "(x * 2).backward(inputs=[y])\nw = x * 3\n"
                                  "w.backward(inputs=[x, y])\nprint(x.grad, y.grad)\n",
+    # under saved_tensors_hooks a saved tensor comes back as a new tensor on the saved
+    # one's place in the graph: not `is` the input, and differentiable under create_graph
+    "unpacked-is-new": _UNPACKED_IS_NEW,
+    "unpacked-create-graph": _UNPACKED_CREATE_GRAPH,
+    "unpacked-custom-function": _UNPACKED_CUSTOM_FUNCTION,
     # torch.autograd.functional: hvp by the double-backward trick (its own nodes and
     # sequence numbers), PyTorch's checks of v and of the function's outputs, strict mode's
     # messages in PyTorch's order, and Python's binding of the arguments
