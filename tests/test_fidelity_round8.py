@@ -76,6 +76,26 @@ with torch.autograd.graph.saved_tensors_hooks(lambda t: print("pack", t) or t,
 y.sum().backward()
 print(x.grad)
 """
+_APPLY_KEYWORDS = """import torch
+from torch.autograd import Function
+class Mul(Function):
+    @staticmethod
+    def forward(ctx, x, w=None, k=2.0):
+        print("forward", w, k)
+        ctx.save_for_backward(x)
+        return x * k if w is None else x * w * k
+    @staticmethod
+    def backward(ctx, g):
+        print("needs", ctx.needs_input_grad)
+        x, = ctx.saved_tensors
+        return g, g, None
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = Mul.apply(x, w=w)
+print(y.grad_fn.next_functions)
+y.sum().backward()
+print(x.grad, w.grad)
+"""
 CASES = {
     # `t.grad = g`: the dtype is checked first, then the size, in PyTorch's words
     "grad-setter-size": _X + "x.grad = torch.tensor([1.0, 2.0])\n",
@@ -122,6 +142,15 @@ CASES = {
     "unpacked-is-new": _UNPACKED_IS_NEW,
     "unpacked-create-graph": _UNPACKED_CREATE_GRAPH,
     "unpacked-custom-function": _UNPACKED_CUSTOM_FUNCTION,
+    # Function.apply takes keywords: each goes to its place among forward's parameters
+    # (an input like the others); Python's "takes from 2 to 4 positional arguments"
+    **{f"apply-keywords-{i}": _APPLY_KEYWORDS.replace("CALL", call) for i, call in enumerate(
+        ["Mul.apply(x, w=w)", "Mul.apply(x, k=5.0)", "Mul.apply(x, k=1.0, w=w)",
+         "Mul.apply(w=w, x=x)", "Mul.apply(x, x, w=x)", "Mul.apply(w=x)", "Mul.apply(x, foo=1)",
+         "Mul.apply(x, None, 3.0, 4.0)"])},
+    "defaults-too-many": "import torch\ndef f(x, k=2.0):\n    return x * k\n"
+                         "y = f(torch.tensor(1.0), 1.0, 3.0)\n",
+    "defaults-too-many-one": "import torch\ndef f(x=1.0):\n    return x\ny = f(1, 2)\n",
     # torch.autograd.functional: hvp by the double-backward trick (its own nodes and
     # sequence numbers), PyTorch's checks of v and of the function's outputs, strict mode's
     # messages in PyTorch's order, and Python's binding of the arguments
