@@ -96,6 +96,16 @@ print(y.grad_fn.next_functions)
 y.sum().backward()
 print(x.grad, w.grad)
 """
+_SECOND_ORDER = """import torch
+x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 2.0, -0.5]], requires_grad=True)
+y = (EXPR).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+(g * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+print(x.grad)
+w = torch.tensor(1.0, requires_grad=True)
+(w * 2).backward()
+"""
 CASES = {
     # `t.grad = g`: the dtype is checked first, then the size, in PyTorch's words
     "grad-setter-size": _X + "x.grad = torch.tensor([1.0, 2.0])\n",
@@ -151,6 +161,16 @@ CASES = {
     "defaults-too-many": "import torch\ndef f(x, k=2.0):\n    return x * k\n"
                          "y = f(torch.tensor(1.0), 1.0, 3.0)\n",
     "defaults-too-many-one": "import torch\ndef f(x=1.0):\n    return x\ny = f(1, 2)\n",
+    # norm (p = 2 and 1), var and std backward as PyTorch's formulas' ops: create_graph
+    # records their nodes (second derivatives, sequence numbers); a full reduction's
+    # `_saved_dim` is None
+    **{f"second-order-{i}": _SECOND_ORDER.replace("EXPR", e) for i, e in enumerate([
+        "x.norm()", "x.norm(dim=1)", "x.norm(dim=0, keepdim=True)", "x.std()", "x.std(dim=0)",
+        "x.std(dim=1, keepdim=True)", "x.var(unbiased=False)", "x.var(dim=1)", "(x * 0).norm()",
+        "(x * 0).std()", "x[0, 0].var()", "x.norm(2, (0, 1))"])},
+    "saved-dim-none": "import torch\nx = torch.tensor([[0.5, -1.0], [1.5, 2.0]], "
+                      "requires_grad=True)\nfor y in [x.var(), x.std(dim=0), x.norm(), "
+                      "x.norm(dim=1)]:\n    print(y.grad_fn._saved_dim)\n",
     # torch.autograd.functional: hvp by the double-backward trick (its own nodes and
     # sequence numbers), PyTorch's checks of v and of the function's outputs, strict mode's
     # messages in PyTorch's order, and Python's binding of the arguments

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -13,9 +14,12 @@ from engine.functions._record import (
     record,
     values_as,
 )
-from engine.functions.arithmetic import div, mul, sub
+from engine.functions.arithmetic import div, mul, mul_scalar, sub
+from engine.functions.compare import compare, masked_fill
+from engine.functions.fused import sgn
 from engine.functions.pointwise import exp
 from engine.functions.reduction import (
+    mean,
     mean_check,
     normalize_dim,
     normalize_dims,
@@ -63,8 +67,8 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 
 class LinalgVectorNormBackward0(Node):
-    """norm (p=2): self gets grad * self / norm (0 where the norm is 0); other p follow
-    linalg_vector_norm_backward."""
+    """norm: norm_backward's formulas, as ops (so create_graph records PyTorch's nodes) for
+    p = 2, `grad * (self / norm).masked_fill_(norm == 0, 0)`, and p = 1, `self.sgn() * grad`."""
 
     name = "LinalgVectorNormBackward0"
     saved_names = ("dim", "keepdim", "ord", "result", "self")
@@ -73,23 +77,22 @@ class LinalgVectorNormBackward0(Node):
         (grad,) = grads
         assert grad is not None
         x, result = self.saved_value("self"), self.saved_value("result")
-        dims, keepdim, p = (self.saved_value("dim"), self.saved_value("keepdim"),
-                            self.saved_value("ord"))
-        if not keepdim and x.ndim:
+        dim, keepdim, p = (self.saved_value("dim"), self.saved_value("keepdim"),
+                           self.saved_value("ord"))
+        dims = normalize_dims(dim, x.ndim)
+        if not keepdim and x.ndim and dim is not None:
             grad = unsqueeze_multiple(grad, dims, x.ndim)
             result = unsqueeze_multiple(result, dims, x.ndim)
-        g, n, v = grad.data, result.data, x.data
-        zero = v.dtype.type(0)
         if p == 2:
-            scaled = np.where(n == 0, zero, v / np.where(n == 0, 1, n))
-            values = g * scaled
-        elif p == 1:
-            values = g * np.sign(v)
-        elif p == float("inf"):
+            return [mul(grad, masked_fill(div(x, result), compare("eq", result, 0), 0.0))]
+        if p == 1:
+            return [mul(sgn(x), grad)]
+        g, n, v = grad.data, result.data, x.data
+        if p == float("inf"):
             mask = np.abs(v) == n
             values = g * np.sign(v) * mask / mask.sum(axis=dims, keepdims=True)
         else:
-            values = np.where(n == 0, zero, g * v * np.abs(v) ** (p - 2) / n ** (p - 1))
+            values = np.where(n == 0, v.dtype.type(0), g * v * np.abs(v) ** (p - 2) / n ** (p - 1))
         return [Tensor(as_array(values, x.data.dtype), grad.ctx)]
 
 
@@ -111,7 +114,7 @@ def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Te
     out, node = record(LinalgVectorNormBackward0, [self], as_array(values, self.data.dtype),
                        self)
     if node:
-        node.save("dim", dims)
+        node.save("dim", None if dim is None else dims)
         node.save("keepdim", keepdim)
         node.save("ord", p)
         node.save("self", self)
@@ -151,30 +154,27 @@ def prod(self: Tensor) -> Tensor:
 
 
 class _Spread(Node):
-    """var / std: the gradient of the mean squared deviation (with a correction)."""
+    """var / std: var_backward, `(2 / (n - correction)) * grad * (self - self.mean(...))`;
+    std first makes `(grad / (result * 2)).masked_fill_(result == 0, 0)` its grad. As ops,
+    so create_graph records PyTorch's nodes."""
 
     saved_names = ("correction", "dim", "keepdim", "result", "self")
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self").data
-        dims, keepdim = self.saved_value("dim"), self.saved_value("keepdim")
-        correction = self.saved_value("correction")
-        g, result = grad.data, self.saved_value("result").data
-        if not keepdim and x.ndim:
-            for d in dims:
-                g = np.expand_dims(g, d)
-                result = np.expand_dims(result, d)
-        count = 1
-        for d in dims:
-            count *= x.shape[d]
-        centred = x - np.mean(x, axis=dims, keepdims=True)
-        scale = x.dtype.type(count - correction if count > correction else 0)
-        values = g * x.dtype.type(2) * centred / scale
+        x, result, dim, keepdim = map(self.saved_value, ("self", "result", "dim", "keepdim"))
+        dims = normalize_dims(dim, x.ndim)
         if self.name == "StdBackward0":
-            values = values / (x.dtype.type(2) * result)
-        return [Tensor(as_array(values, x.dtype), grad.ctx)]
+            grad = masked_fill(div(grad, mul_scalar(result, 2)), compare("eq", result, 0), 0.0)
+        if dim is not None and not keepdim and x.ndim > 1:
+            grad = unsqueeze_multiple(grad, dims, x.ndim)
+        dof = math.prod(x.shape[d] for d in dims) - self.saved_value("correction")
+        if dof <= 0 and (dim is None or x.ndim == 0):   # grad * where(self == mean, nan, inf)
+            nan_inf = np.where(x.data == mean(x).data, np.nan, np.inf)
+            return [mul(grad, Tensor(as_array(nan_inf, x.data.dtype), grad.ctx))]
+        centred = sub(x, mean(x) if dim is None or x.ndim == 0 else mean(x, dims, True))
+        return [mul(mul_scalar(grad, 2.0 / dof if dof > 0 else math.inf), centred)]
 
 
 class VarBackward0(_Spread):
@@ -196,7 +196,7 @@ def var(self: Tensor, dim: Any = None, correction: int = 1, keepdim: bool = Fals
     out, node = record(StdBackward0 if std else VarBackward0, [self],
                        as_array(values, self.data.dtype), self)
     if node:
-        node.save("dim", dims)
+        node.save("dim", None if dim is None else dims)
         node.save("keepdim", keepdim)
         node.save("correction", correction)
         node.save("self", self)
