@@ -106,6 +106,17 @@ print(x.grad)
 w = torch.tensor(1.0, requires_grad=True)
 (w * 2).backward()
 """
+_MV_GRAD = """import torch
+A = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+v = torch.tensor([0.5, -1.0], requires_grad=True)
+y = (A @ v).pow(2).sum()
+g1, g2 = torch.autograd.grad(y, (A, v), create_graph=True)
+print(g1, g2)
+(g1.sum() + g2.sum()).backward()
+print(A.grad, v.grad)
+w = torch.tensor(1.0, requires_grad=True)
+(w * 2).backward()
+"""
 CASES = {
     # `t.grad = g`: the dtype is checked first, then the size, in PyTorch's words
     "grad-setter-size": _X + "x.grad = torch.tensor([1.0, 2.0])\n",
@@ -168,6 +179,12 @@ CASES = {
         "x.norm()", "x.norm(dim=1)", "x.norm(dim=0, keepdim=True)", "x.std()", "x.std(dim=0)",
         "x.std(dim=1, keepdim=True)", "x.var(unbiased=False)", "x.var(dim=1)", "(x * 0).norm()",
         "(x * 0).std()", "x[0, 0].var()", "x.norm(2, (0, 1))"])},
+    # amax/amin backward reshapes its result (restore_reduced_dims): a view node under
+    # create_graph; mv's grad for the matrix is at::outer, `grad.reshape(n, 1) * vec`
+    **{f"amax-create-graph-{i}": _SECOND_ORDER.replace("EXPR", e) for i, e in enumerate([
+        "x.amax()", "x.amax(dim=1)", "x.amin(dim=0, keepdim=True)", "(x ** 2).amax(dim=1)"])},
+    "mv-create-graph": _SECOND_ORDER.replace("EXPR", "x @ (x[0] ** 2)"),
+    "mv-grad-create-graph": _MV_GRAD,
     "saved-dim-none": "import torch\nx = torch.tensor([[0.5, -1.0], [1.5, 2.0]], "
                       "requires_grad=True)\nfor y in [x.var(), x.std(dim=0), x.norm(), "
                       "x.norm(dim=1)]:\n    print(y.grad_fn._saved_dim)\n",
