@@ -114,8 +114,8 @@ def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool) -> list[Edge]:
 
             retain_grad(t)
         # an unused leaf has no accumulator: PyTorch's edge goes to a new Identity (seq +1)
-        edge = (Edge(Node(t.ctx, [])) if t.grad_fn is None and t._requires_grad
-                and t._grad_accumulator is None else gradient_edge(t))
+        edge = (Edge(Node(t.ctx, [])) if t.grad_fn is None and t._grad_accumulator is None
+                else gradient_edge(t))
         assert edge is not None
         edges.append(edge)
     return edges

@@ -117,6 +117,19 @@ print(A.grad, v.grad)
 w = torch.tensor(1.0, requires_grad=True)
 (w * 2).backward()
 """
+_NO_GRAD_VIEW = """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.no_grad():
+    v = x[0]
+y = x * 2
+g = torch.autograd.grad(y.sum(), v, allow_unused=True)
+print(g)
+z = x * 3
+z.sum().backward(inputs=[v])
+print(x.grad, v.grad)
+w = x * 4
+w.sum().backward()
+"""
 CASES = {
     # `t.grad = g`: the dtype is checked first, then the size, in PyTorch's words
     "grad-setter-size": _X + "x.grad = torch.tensor([1.0, 2.0])\n",
@@ -188,6 +201,9 @@ CASES = {
     "saved-dim-none": "import torch\nx = torch.tensor([[0.5, -1.0], [1.5, 2.0]], "
                       "requires_grad=True)\nfor y in [x.var(), x.std(dim=0), x.norm(), "
                       "x.norm(dim=1)]:\n    print(y.grad_fn._saved_dim)\n",
+    # ... and so does a view of a leaf made under no_grad (it has neither grad_fn nor
+    # accumulator), where the lab crashed
+    "grad-input-no-grad-view": _NO_GRAD_VIEW,
     # torch.autograd.functional: hvp by the double-backward trick (its own nodes and
     # sequence numbers), PyTorch's checks of v and of the function's outputs, strict mode's
     # messages in PyTorch's order, and Python's binding of the arguments
