@@ -204,6 +204,13 @@ CASES = {
     # ... and so does a view of a leaf made under no_grad (it has neither grad_fn nor
     # accumulator), where the lab crashed
     "grad-input-no-grad-view": _NO_GRAD_VIEW,
+    # optimizer arguments of the wrong type: PyTorch's (Python's) errors, not a crash
+    "optim-lr-str": "import torch\nw = torch.ones(2, requires_grad=True)\n"
+                    "opt = torch.optim.SGD([w], lr='0.1')\n",
+    "optim-betas-number": "import torch\nw = torch.ones(2, requires_grad=True)\n"
+                          "opt = torch.optim.Adam([w], betas=0.9)\n",
+    "optim-group-without-params": "import torch\nw = torch.ones(2, requires_grad=True)\n"
+                                  "opt = torch.optim.SGD([{'lr': 0.1}], lr=0.1)\n",
     # torch.autograd.functional: hvp by the double-backward trick (its own nodes and
     # sequence numbers), PyTorch's checks of v and of the function's outputs, strict mode's
     # messages in PyTorch's order, and Python's binding of the arguments

@@ -913,6 +913,8 @@ class Optimizer:
         if not isinstance(group, dict):
             raise TorchError("TypeError", f"param_group must be a dict, but got <class "
                              f"'{type_name(group)}'>")
+        if "params" not in group:
+            raise TorchError("KeyError", "'params'")
         given = group["params"]            # a group may hold one tensor (PyTorch lists it)
         group["params"] = [given] if isinstance(given, Tensor) else list(interp.iterate(given))
         if any(isinstance(p, tuple) for p in group["params"]):
@@ -1130,7 +1132,11 @@ def _hyper(value: Value) -> Any:
 def _check_lr(lr: Value) -> None:
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise TorchError("ValueError", "Tensor lr must be 1-element")
-    if _hyper(lr) < 0:
+    try:                                # `if lr < 0.0:`, Python's TypeError for a str
+        negative = _hyper(lr) < 0.0
+    except TypeError as e:
+        raise TorchError("TypeError", str(e)) from None
+    if negative:
         raise TorchError("ValueError", f"Invalid learning rate: {_hyper(lr)}")
 
 
@@ -1149,6 +1155,8 @@ def _check_adam(a: dict[str, Value]) -> None:
     _check_lr(a["lr"])
     if a["eps"] < 0:
         raise TorchError("ValueError", f"Invalid epsilon value: {a['eps']}")
+    if not isinstance(a["betas"], (tuple, list)):        # `betas[0]` of a number
+        raise TorchError("TypeError", f"'{type_name(a['betas'])}' object is not subscriptable")
     beta1, beta2 = a["betas"]
     if not 0.0 <= _hyper(beta1) < 1.0:
         raise TorchError("ValueError", f"Invalid beta parameter at index 0: {_hyper(beta1)}")
