@@ -19,7 +19,7 @@ from engine import errors, op_errors
 from engine.errors import TorchError
 from engine.events import Event
 from engine.graph_task import GraphTask
-from engine.node import Edge, gradient_edge
+from engine.node import Edge, Node, gradient_edge
 from engine.tensor import Tensor, filled
 
 CREATE_GRAPH_WARNING = (
@@ -102,7 +102,7 @@ def _root_grad(grad: Tensor, edge: Edge) -> Tensor:
 
 def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool) -> list[Edge]:
     """Where each input's gradient is taken: its grad_fn at its output, or a leaf's
-    AccumulateGrad (None-like Identity edges for a leaf never used)."""
+    AccumulateGrad, or a new Identity node for a leaf never used (it takes a seq)."""
     edges: list[Edge] = []
     for t in inputs:
         if not isinstance(t, Tensor):
@@ -113,7 +113,9 @@ def _input_edges(inputs: tuple[Any, ...], accumulate_grad: bool) -> list[Edge]:
             from engine.hooks import retain_grad
 
             retain_grad(t)
-        edge = gradient_edge(t)
+        # an unused leaf has no accumulator: PyTorch's edge goes to a new Identity (seq +1)
+        edge = (Edge(Node(t.ctx, [])) if t.grad_fn is None and t._grad_accumulator is None
+                else gradient_edge(t))
         assert edge is not None
         edges.append(edge)
     return edges

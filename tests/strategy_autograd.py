@@ -21,8 +21,9 @@ def _leaves(draw: Draw, code: Code, shape: tuple[int, ...], names: list[str]) ->
 
 
 # Held back until the lab gets them right (KNOWN in test_differential_known.py): an
-# input on the path to another input (`(x, h)` with h made from x), a leaf input that
-# no live graph uses (PyTorch makes an Identity node for it), and a grad of outputs
+# input on the path to another input (`(x, h)` with h made from x), a leaf input whose
+# graphs are all gone (PyTorch makes an Identity node for it, as for a leaf never used,
+# which the lab does too; the lab keeps an accumulator once made), and a grad of outputs
 # that reach no input (PyTorch runs no node). So h and z always use x, and u has a graph.
 INPUTS = ("x", "[x, y]", "(y, h)", "[h]", "[x, u]", "(y, k)")
 

@@ -83,6 +83,7 @@ def test_corpora_are_the_published_ones() -> None:
     assert sum(c["corpus"] == "tutorials_extra" for c in CASES) >= 280  # tutorial code
     assert sum(c["corpus"] == "autograd_round3" for c in CASES) >= 215  # autograd's corners
     assert sum(c["corpus"] == "docs_round3" for c in CASES) >= 200  # the reference docs
+    assert sum(c["corpus"] == "round8" for c in CASES) >= 570      # autograd's extras
     assert len({c["id"] for c in CASES}) == len(CASES)
     if SHARED_CHECK.exists():       # the copies are current
         shared = SHARED_CHECK.parent

@@ -175,6 +175,10 @@ FIXED = {
                                      "x = torch.tensor([[0.5]], requires_grad=True)\n"
                                      "loss = F.mse_loss(x, torch.tensor([[1.0], [2.0]]))\n"
                                      "loss.backward()\n",
+    # an input no node has used (no AccumulateGrad yet) gets an Identity node, which uses up
+    # a sequence number (z's MulBackward0 is #2)
+    "grad-of-a-leaf-no-graph-uses": _XY + "g = torch.autograd.grad(x * 2, [x, y], "
+                                    "allow_unused=True)\nz = x * 3\nz.backward()\n",
 }
 
 
@@ -185,12 +189,6 @@ def test_fixed_disagreements_stay_fixed(source: str) -> None:
 
 # id: (program, what PyTorch does and what the lab does)
 KNOWN: dict[str, tuple[str, str]] = {
-    "grad-of-a-leaf-no-graph-uses": (
-        _XY + "g = torch.autograd.grad(x * 2, [x, y], allow_unused=True)\n"
-        "z = x * 3\nz.backward()\n",
-        "y has no AccumulateGrad (no live graph uses it), so PyTorch gives the unreachable "
-        "input an Identity node, which uses up a sequence number (z's MulBackward0 is #2); "
-        "the lab makes none (#1)"),
     "enable-grad-inside-inference-mode": (
         "import torch\nw = torch.tensor(1.0, requires_grad=True)\n"
         "with torch.inference_mode():\n    with torch.enable_grad():\n        s = w * 2\n"

@@ -81,20 +81,37 @@ def _backward(interp: Interpreter, a: Kwargs) -> None:
                     seeds=implicit_seeds(a["tensors"], grads), direct=True)
 
 
+_PACK_IN_PLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
 def _saved_tensors_hooks(interp: Interpreter, args: list[Value], kwargs: Kwargs) -> Value:
     kwargs.pop("__text__", None)
     pack = args[0] if args else kwargs.get("pack_hook")
     unpack = args[1] if len(args) > 1 else kwargs.get("unpack_hook")
 
     def packed(t: Tensor) -> Any:
-        return interp.call(pack, [t], {})
+        version = t.version
+        result = interp.call(pack, [t], {})
+        if t.version != version:        # SavedVariable::set_hooks_and_pack_data's check
+            raise TorchError("RuntimeError", _PACK_IN_PLACE)
+        return result, t                # the tensor whose place in the graph it keeps
 
     def unpacked(x: Any) -> Any:
-        value = interp.call_hook(unpack, [x])
+        result, t = x
+        value = interp.call_hook(unpack, [result])
         if not isinstance(value, Tensor):
             raise TorchError("TypeError", "Output of saved tensor unpack_hook expected to be a "
                              f"Tensor but got result of type {type(value).__name__}")
-        return value
+        # SavedVariable::unpack: a new tensor with the hook's data on the saved tensor's
+        # place in the graph (its grad_fn, or a leaf's AccumulateGrad), never `value` itself
+        var = Tensor(value.data, value.ctx, requires_grad=t.requires_grad, grad_fn=t._grad_fn,
+                     output_nr=t.output_nr)
+        var._grad_accumulator = t._grad_accumulator
+        return var
 
     return ContextManager("saved_tensors_hooks", hooks=(packed, unpacked),
                           label="torch.autograd.graph.saved_tensors_hooks")

@@ -50,8 +50,6 @@ def make_class(interp: Interpreter, definition: ir.ClassDef, frame: Frame) -> Va
 def _apply(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     """`Name.apply(*args)`: see engine/custom_function.py."""
     kwargs.pop("__text__", None)
-    if kwargs:
-        raise TorchError("TypeError", "apply() takes no keyword arguments")
     cls, inputs = args[0], args[1:]
     assert isinstance(cls, FunctionClass)
     forward = cls.methods.get("forward")
@@ -59,6 +57,8 @@ def _apply(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     if forward is None:
         raise TorchError("NotImplementedError", "You must implement the forward function for "
                          "custom autograd.Function.")
+    if kwargs and isinstance(forward, UserFunction):
+        inputs = _keywords_in_place(forward, list(inputs), kwargs)
 
     def run_forward(ctx: custom_function.FunctionNode, values: list[Value]) -> Value:
         if isinstance(backward, UserFunction):     # the lines the page marks as it runs
@@ -79,6 +79,26 @@ def _apply(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         return result
 
     return custom_function.apply(interp.ctx, cls.name, list(inputs), run_forward, run_backward)
+
+
+def _keywords_in_place(forward: UserFunction, inputs: Args, kwargs: Kwargs) -> Args:
+    """THPFunction_apply's keywords: each is put in its place among forward's positional
+    parameters after ctx (so it is an input, counted by needs_input_grad), and every place
+    before the last one given must be filled."""
+    names = [p.name for p in forward.definition.params if p.kind == "positional"][1:]
+    placed: dict[int, Value] = {}
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TorchError("TypeError", f"forward() got an unexpected keyword argument '{key}'")
+        if names.index(key) < len(inputs):
+            raise TorchError("TypeError", f"forward() got multiple values for argument '{key}'")
+        placed[names.index(key)] = value
+    for i in range(len(inputs), max(placed) + 1):
+        if i not in placed:
+            raise TorchError("TypeError", f"forward() missing required argument: '{names[i]}' "
+                             f"(position {i})")
+        inputs.append(placed[i])
+    return inputs
 
 
 _APPLY = Builtin("Function.apply", _apply)

@@ -834,8 +834,10 @@ class Interpreter:
         varargs = next((p for p in params if p.kind == "varargs"), None)
         varkw = next((p for p in params if p.kind == "varkw"), None)
         if len(args) > len(positional) and varargs is None:
-            raise TorchError("TypeError", f"{name}() takes {len(positional)} positional "
-                             f"argument{'s' if len(positional) != 1 else ''} but {len(args)} "
+            low = sum(p.default is None for p in positional)     # parameters without default
+            takes = (f"{low} positional argument{'s' if low != 1 else ''}" if low == len(
+                positional) else f"from {low} to {len(positional)} positional arguments")
+            raise TorchError("TypeError", f"{name}() takes {takes} but {len(args)} "
                              f"{'was' if len(args) == 1 else 'were'} given")
         for p, a in zip(positional, args, strict=False):
             self.bind(frame, p.name, a)

@@ -232,13 +232,13 @@ class Module:
             what = "parameters" if is_parameter else "module"
             raise TorchError("AttributeError", f"cannot assign {what} before "
                              "Module.__init__() call")
+        shown = (f"torch.{op_errors.legacy_name(value.dtype)}Tensor"     # torch.typename
+                 if isinstance(value, Tensor) else type_name(value))
         if name in self.parameters and not is_parameter and value is not None:
-            shown = (f"torch.{op_errors.legacy_name(value.dtype)}Tensor"
-                     if isinstance(value, Tensor) else type_name(value))
             raise TorchError("TypeError", f"cannot assign '{shown}' as parameter '{name}' "
                              "(torch.nn.Parameter or None expected)")
         if name in self.modules and not isinstance(value, Module) and value is not None:
-            raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as child module "
+            raise TorchError("TypeError", f"cannot assign '{shown}' as child module "
                              f"'{name}' (torch.nn.Module or None expected)")
         if name in self.buffers and value is not None and not isinstance(value, Tensor):
             raise TorchError("TypeError", f"cannot assign '{type_name(value)}' as buffer "
@@ -429,19 +429,28 @@ class Sequential(Module):
         return value
 
     def lab_getitem(self, interp: Interpreter, index: Value) -> Value:
-        items = list(self.modules.values())
         if isinstance(index, slice):        # a Sequential's slice keeps the names
             part = Sequential([])
             part.modules = dict(list(self.modules.items())[index])
             return part
+        return self.modules[self._key(index)]
+
+    def lab_setitem(self, interp: Interpreter, index: Value, module: Value) -> None:
+        """`model[2] = nn.Linear(3, 5)`: setattr under the name at that position, so the
+        new module keeps the old one's name and place (`Sequential.__setitem__`)."""
+        self.lab_setattr(interp, self._key(index), module)
+
+    def _key(self, index: Value) -> str:
+        """`_get_item_by_idx`: the name at position `operator.index(index)`."""
         if isinstance(index, Tensor) and index.ndim == 0 and not index.dtype.is_floating_point:
             index = int(index.item())                        # operator.index takes it
         if not isinstance(index, int):
             raise TorchError("TypeError", f"'{type_name(index)}' object cannot be interpreted "
                              "as an integer")
-        if not -len(items) <= index < len(items):
+        names = list(self.modules)
+        if not -len(names) <= index < len(names):
             raise TorchError("IndexError", f"index {index} is out of range")
-        return items[index]
+        return names[index]
 
     def lab_len(self) -> int:
         return len(self.modules)
@@ -904,6 +913,8 @@ class Optimizer:
         if not isinstance(group, dict):
             raise TorchError("TypeError", f"param_group must be a dict, but got <class "
                              f"'{type_name(group)}'>")
+        if "params" not in group:
+            raise TorchError("KeyError", "'params'")
         given = group["params"]            # a group may hold one tensor (PyTorch lists it)
         group["params"] = [given] if isinstance(given, Tensor) else list(interp.iterate(given))
         if any(isinstance(p, tuple) for p in group["params"]):
@@ -1121,7 +1132,11 @@ def _hyper(value: Value) -> Any:
 def _check_lr(lr: Value) -> None:
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise TorchError("ValueError", "Tensor lr must be 1-element")
-    if _hyper(lr) < 0:
+    try:                                # `if lr < 0.0:`, Python's TypeError for a str
+        negative = _hyper(lr) < 0.0
+    except TypeError as e:
+        raise TorchError("TypeError", str(e)) from None
+    if negative:
         raise TorchError("ValueError", f"Invalid learning rate: {_hyper(lr)}")
 
 
@@ -1140,6 +1155,8 @@ def _check_adam(a: dict[str, Value]) -> None:
     _check_lr(a["lr"])
     if a["eps"] < 0:
         raise TorchError("ValueError", f"Invalid epsilon value: {a['eps']}")
+    if not isinstance(a["betas"], (tuple, list)):        # `betas[0]` of a number
+        raise TorchError("TypeError", f"'{type_name(a['betas'])}' object is not subscriptable")
     beta1, beta2 = a["betas"]
     if not 0.0 <= _hyper(beta1) < 1.0:
         raise TorchError("ValueError", f"Invalid beta parameter at index 0: {_hyper(beta1)}")

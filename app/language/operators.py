@@ -311,6 +311,10 @@ def set_item(interp: Interpreter, obj: Value, index: Value, value: Value) -> Non
     if isinstance(obj, dict):
         obj[interp.hashable(index)] = value
         return
+    setitem_of = getattr(obj, "lab_setitem", None)
+    if callable(setitem_of):
+        setitem_of(interp, index, value)
+        return
     raise TorchError("TypeError", f"'{type_name(obj)}' object does not support item "
                      "assignment")
 

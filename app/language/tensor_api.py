@@ -103,15 +103,30 @@ def get(interp: Interpreter, t: Tensor, name: str) -> Value:
     raise TorchError("AttributeError", f"'{type_name(t)}' object has no attribute '{name}'")
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+
+
+def _assigned_grad(grad: Tensor, t: Tensor) -> str:
+    """`t.grad = g` refused (THPVariable_set_grad): the dtype is checked before the size."""
+    if grad.dtype is not t.dtype:
+        return (f"attempting to assign a gradient with dtype '{_CPP_NAMES[grad.dtype.name]}' "
+                f"to a tensor with grad_dtype '{op_errors.legacy_name(t.dtype)}'. The gradient "
+                "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+                "set the tensor's grad_dtype attribute with a specific dtype, or None to allow "
+                "any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                "its gradient may break downstream systems that assume they match.")
+    return (f"attempting to assign a gradient of size '{list(grad.shape)}' to a tensor of size "
+            f"'{list(t.shape)}'. Please ensure that the gradient and the tensor are the same "
+            "size")
+
+
 def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
     if name == "grad":
         if value is not None and not isinstance(value, Tensor):
             raise TorchError("TypeError", f"assigned grad expected to be a Tensor or None but "
                              f"got grad of type {type_name(value)}")
-        if value is not None and value.shape != t.shape:
-            raise TorchError("RuntimeError", "assigned grad has data of a different size")
-        if value is not None and value.dtype is not t.dtype:
-            raise TorchError("RuntimeError", "assigned grad has data of a different type")
+        if value is not None and (value.dtype is not t.dtype or value.shape != t.shape):
+            raise TorchError("RuntimeError", _assigned_grad(value, t))
         t.grad = value
     elif name == "requires_grad":
         if not isinstance(value, bool):

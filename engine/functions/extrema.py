@@ -14,6 +14,7 @@ from engine.functions._record import (
     record_outputs,
 )
 from engine.functions.reduction import normalize_dim, normalize_dims
+from engine.functions.shape import view
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
@@ -149,15 +150,13 @@ class _ExtremesAlong(Node):
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self").data
-        result = self.saved_value("result").data
+        x, result = self.saved_value("self").data, self.saved_value("result")
         dims, keepdim = self.saved_value("dim"), self.saved_value("keepdim")
         g = grad.data
-        if not keepdim and x.ndim:
-            for d in dims:
-                g = np.expand_dims(g, d)
-                result = np.expand_dims(result, d)
-        mask = x == result
+        if not keepdim and x.ndim:      # restore_reduced_dims reshapes grad and result; the
+            g = g.reshape([1 if d in dims else n for d, n in enumerate(x.shape)])
+            result = view(result, g.shape)      # result's view is a node under create_graph
+        mask = x == result.data
         count = mask.sum(axis=dims, keepdims=True)
         values = np.where(mask, g / count.astype(g.dtype), g.dtype.type(0))
         return [Tensor(as_array(values, grad.dtype.numpy), grad.ctx)]

@@ -167,7 +167,7 @@ class MvBackward0(Node):
         grad_self = grad_vec = None
         if self.needs_input_grad(0):
             vec = self.saved_value("vec")
-            grad_self = mul(unsqueeze(grad, 1), unsqueeze(vec, 0))
+            grad_self = outer(grad, vec)
         if self.needs_input_grad(1):
             grad_vec = mv(t(self.saved_value("self")), grad)
         return [grad_self, grad_vec]
@@ -271,4 +271,5 @@ def _folded(self: Tensor, other: Tensor) -> Tensor:
 
 
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    return mul(unsqueeze(self, 1), unsqueeze(vec2, 0))
+    """at::outer: `self.reshape({n, 1}) * vec2` (a view of self, nothing done to vec2)."""
+    return mul(reshape(self, (self.shape[0], 1)), vec2)

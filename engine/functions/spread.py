@@ -9,44 +9,38 @@ from typing import Any
 import numpy as np
 
 from engine.functions._record import record
-from engine.functions.reduction import mean_check, normalize_dims
+from engine.functions.arithmetic import div, mul, mul_scalar, sub
+from engine.functions.compare import compare, masked_fill
+from engine.functions.reduction import mean, mean_check, normalize_dims, unsqueeze_multiple
 from engine.functions.summation import cascade_sum
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
 
 class _Spread(Node):
-    """var / std: the gradient of the mean squared deviation (with a correction)."""
+    """var / std: var_backward, `(2 / (n - correction)) * grad * (self - self.mean(...))`;
+    std first makes `(grad / (result * 2)).masked_fill_(result == 0, 0)` its grad. As ops,
+    so create_graph records PyTorch's nodes."""
 
     saved_names = ("correction", "dim", "keepdim", "result", "self")
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         (grad,) = grads
         assert grad is not None
-        x = self.saved_value("self").data
-        dims, keepdim = self.saved_value("dim"), self.saved_value("keepdim")
+        x, result, dim, keepdim = map(self.saved_value, ("self", "result", "dim", "keepdim"))
         correction = self.saved_value("correction")
         correction = 1 if correction is None else correction
-        g, dt = grad.data, x.dtype.type
-        if self.name == "StdBackward0":      # std_backward: var's, of grad / (2 * std)
-            result = self.saved_value("result").data
-            g = np.where(result == 0, dt(0), g / (result * dt(2)))
-        if dims is None or not x.ndim:       # var_backward without dims
-            dof = x.size - correction
-            mean = cascade_sum(x, tuple(range(x.ndim)), False) / dt(x.size)
-            if dof <= 0:                     # 2 / dof is infinite: nan where x is its mean
-                values = g * np.where(x == mean, dt(math.nan), dt(math.inf))
-            else:
-                values = dt(2.0 / dof) * g * (x - mean)
-        else:
-            if not keepdim and x.ndim > 1:
-                for d in sorted(dims):
-                    g = np.expand_dims(g, d)
-            count = math.prod(x.shape[d] for d in dims)
-            mean = cascade_sum(x, dims, True) / dt(count)
-            scale = math.inf if count == correction else 2.0 / (count - correction)
-            values = dt(scale) * g * (x - mean)
-        return [Tensor(as_array(values, x.dtype), grad.ctx)]
+        dims = normalize_dims(dim, x.ndim)
+        if self.name == "StdBackward0":
+            grad = masked_fill(div(grad, mul_scalar(result, 2)), compare("eq", result, 0), 0.0)
+        if dim is not None and not keepdim and x.ndim > 1:
+            grad = unsqueeze_multiple(grad, dims, x.ndim)
+        dof = math.prod(x.shape[d] for d in dims) - correction
+        if dof <= 0 and (dim is None or x.ndim == 0):   # grad * where(self == mean, nan, inf)
+            nan_inf = np.where(x.data == mean(x).data, np.nan, np.inf)
+            return [mul(grad, Tensor(as_array(nan_inf, x.data.dtype), grad.ctx))]
+        centred = sub(x, mean(x) if dim is None or x.ndim == 0 else mean(x, dims, True))
+        return [mul(mul_scalar(grad, 2.0 / dof if dof > 0 else math.inf), centred)]
 
 
 class VarBackward0(_Spread):

@@ -15,6 +15,8 @@ from engine.functions._record import (
     values_as,
 )
 from engine.functions.arithmetic import div, mul, sub
+from engine.functions.compare import compare, masked_fill
+from engine.functions.fused import sgn
 from engine.functions.pointwise import exp
 from engine.functions.reduction import (
     normalize_dim,
@@ -65,8 +67,8 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 
 class LinalgVectorNormBackward0(Node):
-    """norm (p=2): self gets grad * self / norm (0 where the norm is 0); other p follow
-    linalg_vector_norm_backward."""
+    """norm: norm_backward's formulas, as ops (so create_graph records PyTorch's nodes) for
+    p = 2, `grad * (self / norm).masked_fill_(norm == 0, 0)`, and p = 1, `self.sgn() * grad`."""
 
     name = "LinalgVectorNormBackward0"
     saved_names = ("dim", "keepdim", "ord", "result", "self")
@@ -75,23 +77,22 @@ class LinalgVectorNormBackward0(Node):
         (grad,) = grads
         assert grad is not None
         x, result = self.saved_value("self"), self.saved_value("result")
-        dims, keepdim, p = (self.saved_value("dim"), self.saved_value("keepdim"),
-                            self.saved_value("ord"))
-        if not keepdim and x.ndim:
+        dim, keepdim, p = (self.saved_value("dim"), self.saved_value("keepdim"),
+                           self.saved_value("ord"))
+        dims = normalize_dims(dim, x.ndim)
+        if not keepdim and x.ndim and dim is not None:
             grad = unsqueeze_multiple(grad, dims, x.ndim)
             result = unsqueeze_multiple(result, dims, x.ndim)
-        g, n, v = grad.data, result.data, x.data
-        zero = v.dtype.type(0)
         if p == 2:
-            scaled = np.where(n == 0, zero, v / np.where(n == 0, 1, n))
-            values = g * scaled
-        elif p == 1:
-            values = g * np.sign(v)
-        elif p == float("inf"):
+            return [mul(grad, masked_fill(div(x, result), compare("eq", result, 0), 0.0))]
+        if p == 1:
+            return [mul(sgn(x), grad)]
+        g, n, v = grad.data, result.data, x.data
+        if p == float("inf"):
             mask = np.abs(v) == n
             values = g * np.sign(v) * mask / mask.sum(axis=dims, keepdims=True)
         else:
-            values = np.where(n == 0, zero, g * v * np.abs(v) ** (p - 2) / n ** (p - 1))
+            values = np.where(n == 0, v.dtype.type(0), g * v * np.abs(v) ** (p - 2) / n ** (p - 1))
         return [Tensor(as_array(values, x.data.dtype), grad.ctx)]
 
 
@@ -113,7 +114,7 @@ def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Te
     out, node = record(LinalgVectorNormBackward0, [self], as_array(values, self.data.dtype),
                        self)
     if node:
-        node.save("dim", dims)
+        node.save("dim", None if dim is None else dims)
         node.save("keepdim", keepdim)
         node.save("ord", p)
         node.save("self", self)
