@@ -502,7 +502,9 @@ def _spread(name: str, std: bool) -> None:
         # PyTorch's overloads: with `unbiased`, or a dim and no `correction`, the
         # correction is 1 or 0; otherwise it is `correction` as given, None included
         # (which grad_fn._saved_correction shows)
-        dim, unbiased, correction = a["dim"], a["unbiased"], a["correction"]
+        dim: Any = a["dim"]
+        unbiased: Any = a["unbiased"]
+        correction: Any = a["correction"]
         if isinstance(dim, bool):            # `x.var(False)`: the `unbiased` overload
             dim, unbiased = None, dim
         if unbiased is not None or (correction is None and dim is not None):
