@@ -23,9 +23,6 @@ from tests.matching import ROOT, differences, load_corpora
 CASES = load_corpora()
 # Where the lab knowingly differs from PyTorch, and why (README, "Where the lab differs").
 KNOWN = {
-    "pub-mod-0009-sequential_mse": "PyTorch's addmm goes through MKL, whose kernels sum "
-        "the products of a row and a column in an order (and with fused multiply-adds) "
-        "that depends on the shapes; numpy's order differs, here by 2 ulps of a printed loss",
     "lab-tutorials-0277-builtins_on_tensors": "recorded on a CPU whose PyTorch gave "
         "log(float32(e)) = 1.0 exactly ('tensor(1.)'); PyTorch 2.13 on this AVX512 CPU, "
         "glibc's logf and the lab (Note [Float32 functions]) give the correctly rounded "

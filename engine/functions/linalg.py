@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import errors, op_errors
+from engine.functions import blas
 from engine.functions._record import record
 from engine.functions.arithmetic import mul
 from engine.functions.dims import unsqueeze
@@ -17,11 +18,17 @@ from engine.tensor import Tensor, as_array
 
 
 def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`a @ b` (a 2-D, b 1-D or 2-D) with PyTorch's signed zeros: see Note [Signs of zero
-    products]. (The values otherwise agree with MKL's within float32 rounding; its
-    summation order depends on the shapes and is not reproduced.)"""
+    """`a @ b` (a 2-D, b 1-D or 2-D) with PyTorch's signed zeros (Note [Signs of zero
+    products]) and, where it is known, MKL's order of the additions (Note [MKL's
+    summation order]); elsewhere numpy's sum, the same within float32 rounding."""
     if b.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
         return np.asarray(a * b, dtype=a.dtype)        # an outer product, signs and all
+    if b.ndim == 2 and (summed := blas.gemm(a, b)) is not None:
+        return summed
+    if b.ndim == 1 or (b.shape[1] == 1 and a.shape[0] > 1 and a.shape[1] > 1):  # sgemv
+        vector = b if b.ndim == 1 else b[:, 0]
+        if (rows := blas.gemv(a, vector)) is not None:
+            return rows if b.ndim == 1 else rows[:, None]
     out = np.asarray(a @ b, dtype=a.dtype)
     out += 0        # -0.0 + 0.0 is +0.0; every other value is unchanged
     return out
@@ -211,8 +218,10 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
         raise errors.TorchError("RuntimeError", op_errors.dot_dtypes(self.dtype, other.dtype))
     if self.shape != other.shape:
         raise errors.TorchError("RuntimeError", op_errors.dot_sizes(self.shape, other.shape))
-    # + 0: see Note [Signs of zero products]
-    values = as_array(np.dot(self.data, other.data) + 0, self.data.dtype)
+    summed = blas.dot(self.data, other.data)      # see Note [MKL's summation order]
+    if summed is None:                            # + 0: Note [Signs of zero products]
+        summed = np.dot(self.data, other.data) + 0
+    values = as_array(summed, self.data.dtype)
     out, node = record(DotBackward0, [self, other], values, self)
     if node:
         if node.needs_input_grad(1):       # see Note [Saving order]
