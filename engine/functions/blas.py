@@ -45,8 +45,9 @@ its ulp, then on random matrices:
 Each fused multiply-add is computed as the float32 product, exact in float64, plus the
 float32 sum, rounded once from float64 to float32: it differs from the fused one only
 when the float64 sum rounds onto a float32 halfway point (about once in 2**28 adds).
-Cost: k numpy adds of an m x n array, about 1 us each; a 16 x 32 product of depth 16
-takes 20 us against numpy's 3 us.
+Cost: one numpy add of an m x n array per step of k, 1.3 to 1.6 us each (MEASURED,
+numpy 2.4); an 8 x 16 times 16 x 32 product takes 45 us against numpy's 1.3 us, and a
+step of the course benchmark's MLP (five products, 68 steps of k) about 0.1 ms more.
 """
 
 from __future__ import annotations
