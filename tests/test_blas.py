@@ -208,3 +208,17 @@ def test_short_rows_times_a_transpose_have_live_torchs_bits(torch_mkl: Any) -> N
         want = torch.nn.functional.linear(torch.tensor(x), torch.tensor(w), torch.tensor(bias))
         assert got.tobytes() == want.numpy().tobytes(), (m, k, n)
     assert claimed > 30
+
+
+def test_one_sample_through_a_linear_layer_is_mv(torch_mkl: Any) -> None:
+    """`x @ W.t()` of one row is sgemv on W's rows, as mv(W, x) is."""
+    torch = torch_mkl
+    rng = np.random.default_rng(13)
+    for _ in range(200):
+        n, k = int(rng.integers(2, 40)), int(rng.integers(1, 33))
+        x = rng.standard_normal((1, k)).astype(F32)
+        w = rng.standard_normal((n, k)).astype(F32)
+        ctx = AutogradContext()
+        got = mm(Tensor(x, ctx), t(Tensor(w, ctx))).data
+        want = torch.from_numpy(x) @ torch.from_numpy(w).t()
+        assert got.tobytes() == want.numpy().tobytes(), (n, k)

@@ -39,8 +39,9 @@ its ulp, then on random matrices:
   in 16 lanes aligned to the row's end, halved, then the first product added. Measured
   for every k below 400 with m*k up to 12,800 (one thread) and, for the rows left over,
   k up to 32; beyond those MKL splits the rows between threads or sums the leftover
-  rows otherwise, and numpy's sum stands in. A one-row product (`x @ W` of a vector)
-  and a transposed matrix use other kernels, not reproduced.
+  rows otherwise, and numpy's sum stands in. One row times a transpose (`x @ W.t()`,
+  nn.Linear on one sample) is the same call as mv(W, x). One row times a matrix
+  (`x @ W`) and a transposed matrix use other kernels, not reproduced.
 
 Each fused multiply-add is computed as the float32 product, exact in float64, plus the
 float32 sum, rounded once from float64 to float32: it differs from the fused one only
@@ -67,7 +68,7 @@ GEMV_GROUP: Final = 4              # rows sgemv takes together
 GEMV_LEFTOVER_DEPTH: Final = 32    # the longest leftover row whose order is known
 
 
-def _transposed(a: np.ndarray) -> bool:
+def transposed(a: np.ndarray) -> bool:
     """A transposed view (column-major): BLAS reads it with trans='T'."""
     return a.strides[0] == a.itemsize and a.shape[0] > 1
 
@@ -80,9 +81,9 @@ def _packed(a: np.ndarray, b: np.ndarray) -> bool:
     n = b.shape[1]
     if k > PACKED_DEPTH or m == 1 or n == 1 or m * k * n > PRODUCTS:
         return False
-    if _transposed(a):
-        return not _transposed(b)           # a.t() @ b: packed; a.t() @ b.t(): not known
-    if not _transposed(b):
+    if transposed(a):
+        return not transposed(b)           # a.t() @ b: packed; a.t() @ b.t(): not known
+    if not transposed(b):
         return True
     if k >= 22 * m:                         # a @ b.t(), long rows: a dot-product kernel
         return False
@@ -98,7 +99,7 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return None
     if not _packed(a, b):
         m, k = a.shape
-        if (_transposed(b) and not _transposed(a) and m > 1 and b.shape[1] > 1
+        if (transposed(b) and not transposed(a) and m > 1 and b.shape[1] > 1
                 and k < 2 * LANES):
             return _row_dots(a, b.T)
         return None

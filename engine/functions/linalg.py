@@ -29,6 +29,9 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         vector = b if b.ndim == 1 else b[:, 0]
         if (rows := blas.gemv(a, vector)) is not None:
             return rows if b.ndim == 1 else rows[:, None]
+    one_sample = a.shape[0] == 1 and b.ndim == 2 and b.shape[1] > 1 and blas.transposed(b)
+    if one_sample and (row := blas.gemv(b.T, a[0])) is not None:     # x @ W.t(): mv(W, x)
+        return row[None, :]
     out = np.asarray(a @ b, dtype=a.dtype)
     out += 0        # -0.0 + 0.0 is +0.0; every other value is unchanged
     return out
