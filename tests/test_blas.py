@@ -78,10 +78,11 @@ def test_recorded_matrix_vector_products_have_pytorchs_bits() -> None:
 
 
 def test_the_kernels_are_left_to_numpy_where_mkl_sums_otherwise() -> None:
-    """One row or one column (sgemv), depth beyond 384 (blocks by shape), float64."""
+    """One row times 16 columns or more, one column (sgemv), depth beyond 384 (blocks
+    by shape), float64."""
     rng = np.random.default_rng(0)
     assert blas.gemm(rng.standard_normal((1, 8)).astype(F32),
-                     rng.standard_normal((8, 5)).astype(F32)) is None
+                     rng.standard_normal((8, 20)).astype(F32)) is None
     assert blas.gemm(rng.standard_normal((4, 8)).astype(F32),
                      rng.standard_normal((8, 1)).astype(F32)) is None
     assert blas.gemm(rng.standard_normal((4, 385)).astype(F32),
@@ -222,3 +223,21 @@ def test_one_sample_through_a_linear_layer_is_mv(torch_mkl: Any) -> None:
         got = mm(Tensor(x, ctx), t(Tensor(w, ctx))).data
         want = torch.from_numpy(x) @ torch.from_numpy(w).t()
         assert got.tobytes() == want.numpy().tobytes(), (n, k)
+
+
+def test_one_row_times_a_matrix_has_live_torchs_bits(torch_mkl: Any) -> None:
+    """`x @ W` of one row: a chain per column, where the Note says the order is known."""
+    torch = torch_mkl
+    rng = np.random.default_rng(14)
+    claimed = 0
+    for _ in range(300):
+        n, k = int(rng.integers(2, 40)), int(rng.integers(1, 300))
+        x = rng.standard_normal((1, k)).astype(F32)
+        w = rng.standard_normal((k, n)).astype(F32)
+        got = blas.gemm(x, w)
+        if got is None:
+            continue
+        claimed += 1
+        want = torch.from_numpy(x) @ torch.from_numpy(w)
+        assert got.tobytes() == want.numpy().tobytes(), (n, k)
+    assert claimed > 50

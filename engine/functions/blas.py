@@ -41,7 +41,9 @@ its ulp, then on random matrices:
   k up to 32; beyond those MKL splits the rows between threads or sums the leftover
   rows otherwise, and numpy's sum stands in. One row times a transpose (`x @ W.t()`,
   nn.Linear on one sample) is the same call as mv(W, x). One row times a matrix
-  (`x @ W`) and a transposed matrix use other kernels, not reproduced.
+  (`x @ W`) is one fused multiply-add chain per column, as the packed kernel's, for
+  fewer than 16 columns and depth below 256, or depth below 8 (3,000 shapes); more
+  columns go through another kernel, not reproduced, and so does a transposed matrix.
 
 Each fused multiply-add is computed as the float32 product, exact in float64, plus the
 float32 sum, rounded once from float64 to float32: it differs from the fused one only
@@ -79,6 +81,8 @@ def _packed(a: np.ndarray, b: np.ndarray) -> bool:
     `a @ b.t()` is its `TN` case with its m and n swapped."""
     m, k = a.shape
     n = b.shape[1]
+    if m == 1 and n > 1 and not transposed(b):         # x @ W, one row: sgemv's own chains
+        return bool(k < 8 or (n < 16 and k < 256))
     if k > PACKED_DEPTH or m == 1 or n == 1 or m * k * n > PRODUCTS:
         return False
     if transposed(a):
