@@ -157,14 +157,14 @@ class SiluBackward0(Node):
             slope = add_scalar(mul(x, sub(full_like(s, 1.0), s)), 1.0)
             return [mul(mul(grad, s), slope)]
         one = x.data.dtype.type(1)
-        s_values = one / (one + libm.exp(-x.data))
+        s_values = one / (one + libm.vector_exp(-x.data))
         values = values_as(grad, x.dtype) * s_values * libm.fma(x.data, one - s_values, one)
         return [Tensor(as_array(values, x.data.dtype), grad.ctx)]
 
 
 def silu(self: Tensor) -> Tensor:
     one = self.data.dtype.type(1)
-    values = self.data / (one + libm.exp(-self.data))
+    values = self.data / (one + libm.vector_exp(-self.data))
     out, node = record(SiluBackward0, [self], as_array(values, self.data.dtype), self)
     if node:
         node.save("self", self)

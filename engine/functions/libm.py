@@ -74,6 +74,22 @@ def power(x: Any, y: Any) -> Any:
 VECTOR_BLOCK: Final = 32      # cpu_kernel_vec's stride with AVX512: two vectors of 16 floats
 
 
+def vector_exp(x: Any) -> Any:
+    """exp inside PyTorch's vectorized float32 kernels (sigmoid, silu and their backward):
+    `Vectorized<float>::exp` is SLEEF's expf (softmax_kernel.expf), on each whole block of
+    32 elements in memory order; the elements left over take std::exp, correctly rounded
+    here. (torch.exp itself calls another vector library, which rounds correctly but for
+    about one value in a hundred: `exp` above.) MEASURED: 1 / (1 + vector_exp(-x)) gives
+    torch.sigmoid's bits for all of 320,000 random floats; with `exp`, 4% differed."""
+    if getattr(x, "dtype", None) != _FLOAT32 or np.size(x) < VECTOR_BLOCK:
+        return exp(x)
+    from engine.functions.softmax_kernel import expf
+
+    flat = np.asarray(x).reshape(-1)
+    cut = flat.size - flat.size % VECTOR_BLOCK
+    return np.concatenate([expf(flat[:cut]), exp(flat[cut:])]).reshape(np.shape(x))
+
+
 def pow_tensor_scalar(base: Any, exponent: float) -> Any:
     """pow(float32 tensor, number) as `pow_tensor_scalar_optimized_kernel` computes it:
     the vector kernel, on each whole block of 32 elements, raises to the exponent cast to

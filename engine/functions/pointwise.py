@@ -223,8 +223,9 @@ class SignBackward0(_ZeroGradient):
 
 
 def _sigmoid(x: Any) -> Any:
+    """1 / (1 + exp(-x)), step by step in x's dtype, as PyTorch's kernel (libm.vector_exp)."""
     one = x.dtype.type(1)
-    return one / (one + libm.exp(-x))
+    return one / (one + libm.vector_exp(-x))
 
 
 def unary(node_type: type[_Pointwise], kernel: Callable[[Any], Any],

@@ -77,8 +77,9 @@ _ZERO: Final = _c(0.0)
 
 
 def expf(d: np.ndarray) -> np.ndarray:
-    """`xexpf` for d <= 0 (softmax's shifted values, log-probabilities): exp(d) = 2**q *
-    e**s with s = d - q*ln2 (ln2 in two parts), e**s by a polynomial; below -104, 0."""
+    """`xexpf` (softmax's shifted values; sigmoid's and silu's -x, libm.vector_exp):
+    exp(d) = 2**q * e**s with s = d - q*ln2 (ln2 in two parts), e**s by a polynomial;
+    below -104, 0; past float32's largest, inf."""
     d = np.asarray(d, dtype=F32)
     q = np.rint(d * _R_LN2)
     q64 = _wide(q)
