@@ -241,3 +241,21 @@ def test_one_row_times_a_matrix_has_live_torchs_bits(torch_mkl: Any) -> None:
         want = torch.from_numpy(x) @ torch.from_numpy(w)
         assert got.tobytes() == want.numpy().tobytes(), (n, k)
     assert claimed > 50
+
+
+def test_mv_of_a_transposed_matrix_is_one_row_times_the_matrix(torch_mkl: Any) -> None:
+    """mv's backward `mv(self.t(), grad)`: sgemv on a column-major matrix, `g @ X`."""
+    torch = torch_mkl
+    rng = np.random.default_rng(15)
+    claimed = 0
+    for _ in range(300):
+        n, k = int(rng.integers(2, 20)), int(rng.integers(1, 300))
+        x = rng.standard_normal((k, n)).astype(F32)
+        g = rng.standard_normal(k).astype(F32)
+        ctx = AutogradContext()
+        got = mv(t(Tensor(x, ctx)), Tensor(g, ctx)).data
+        want = torch.mv(torch.from_numpy(x).t(), torch.from_numpy(g)).numpy()
+        if blas.gemm(g[None, :], x) is not None:
+            claimed += 1
+            assert got.tobytes() == want.tobytes(), (n, k)
+    assert claimed > 50

@@ -310,6 +310,33 @@ _random_factory("rand", factories.rand)
 _random_factory("randn", factories.randn)
 
 
+NORMAL_OVERLOADS = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
+@function("normal", "mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, "
+                    "requires_grad=False")
+def _normal(interp: Interpreter, a: Kwargs) -> Tensor:
+    """d2l's `torch.normal(0, 0.01, size=(2, 1), requires_grad=True)`, and a tensor mean
+    or std (factories.normal_around)."""
+    mean, std, size = a["mean"], a["std"], a["size"]
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is None:
+            return factories.normal_around(interp.ctx, mean, std)
+    elif size is not None:
+        return factories.normal(interp.ctx, float(mean), float(std), sizes("normal", [size]),
+                                dtype_arg(a["dtype"]), bool(a["requires_grad"]))
+    got = ", ".join(type(v).__name__ if not isinstance(v, Tensor) else "Tensor"
+                    for v in (mean, std, size) if v is not None)
+    raise TorchError("TypeError", "normal() received an invalid combination of arguments - "
+                     f"got ({got}), but expected one of:\n{NORMAL_OVERLOADS}")
+
+
 def _random_like(name: str, make: Callable[..., Tensor]) -> None:
     @function(name, "input, *, dtype=None, device=None, requires_grad=False")
     def draw(interp: Interpreter, a: Kwargs) -> Tensor:

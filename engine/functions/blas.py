@@ -43,7 +43,8 @@ its ulp, then on random matrices:
   nn.Linear on one sample) is the same call as mv(W, x). One row times a matrix
   (`x @ W`) is one fused multiply-add chain per column, as the packed kernel's, for
   fewer than 16 columns and depth below 256, or depth below 8 (3,000 shapes); more
-  columns go through another kernel, not reproduced, and so does a transposed matrix.
+  columns go through another kernel, not reproduced. mv of a transposed matrix
+  (`X.t() @ g`, mv's backward) is that same call: `g @ X`.
 
 Each fused multiply-add is computed as the float32 product, exact in float64, plus the
 float32 sum, rounded once from float64 to float32: it differs from the fused one only

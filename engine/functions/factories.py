@@ -197,6 +197,34 @@ def randn(ctx: AutogradContext, shape: Shape, dtype: DType | None = None,
     return _leaf(random.randn(ctx.generator, shape, dtype.numpy), ctx, requires_grad)
 
 
+def normal(ctx: AutogradContext, mean: float, std: float, shape: Shape,
+           dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """torch.normal(mean, std, size) of two numbers: `empty(size).normal_(mean, std)`."""
+    check_shape(shape)
+    ctx.check_elements(shape)
+    dtype = dtype or dtypes.DEFAULT_FLOAT
+    return _leaf(random.normal_(ctx.generator, shape, mean, std, dtype.numpy), ctx,
+                 requires_grad)
+
+
+def normal_around(ctx: AutogradContext, mean: Tensor | float, std: Tensor | float) -> Tensor:
+    """torch.normal with a tensor mean or std (`normal_out_impl`): draws of N(0, std) plus
+    mean for a number std, or of N(0, 1) times std plus mean for a tensor std, each in
+    place on a tensor of their broadcast shape; not differentiable (no grad_fn)."""
+    tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
+    if isinstance(std, Tensor) and bool(np.any(std.data < 0)):
+        raise errors.TorchError("RuntimeError", "normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    ctx.check_elements(shape)
+    dt = tensors[0].data.dtype
+    if isinstance(std, Tensor):
+        values = random.normal_(ctx.generator, shape, 0.0, 1.0, dt) * std.data
+    else:
+        values = random.normal_(ctx.generator, shape, 0.0, std, dt)
+    values = values + (mean.data if isinstance(mean, Tensor) else dt.type(mean))
+    return Tensor(np.asarray(values, dt), ctx)
+
+
 def randint(ctx: AutogradContext, low: int, high: int, shape: Shape,
             dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     """Integers drawn in [low, high), int64 unless `dtype=` says otherwise; a float dtype
