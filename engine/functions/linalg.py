@@ -25,10 +25,10 @@ def product_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.asarray(a * b, dtype=a.dtype)        # an outer product, signs and all
     if b.ndim == 2 and (summed := blas.gemm(a, b)) is not None:
         return summed
-    if b.ndim == 1 and blas.transposed(a):          # mv(X.t(), g) is g @ X: one row's chains
-        if (chains := blas.gemm(b[None, :], a.T)) is not None:
-            out_row: np.ndarray = chains[0]
-            return out_row
+    chains = blas.gemm(b[None, :], a.T) if b.ndim == 1 and blas.transposed(a) else None
+    if chains is not None:                    # mv(X.t(), g) is g @ X: one row's chains
+        out_row: np.ndarray = chains[0]
+        return out_row
     if b.ndim == 1 or (b.shape[1] == 1 and a.shape[0] > 1 and a.shape[1] > 1):  # sgemv
         vector = b if b.ndim == 1 else b[:, 0]
         if (rows := blas.gemv(a, vector)) is not None:
