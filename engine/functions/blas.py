@@ -127,10 +127,7 @@ def _row_dots(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     if k > LANES:
         acc[:, :, :k - LANES] = _fma(a[:, None, LANES:], w[None, :, LANES:],
                                      acc[:, :, :k - LANES])
-    while acc.shape[2] > 1:
-        half = acc.shape[2] // 2
-        acc = acc[:, :, :half] + acc[:, :, half:]
-    return np.ascontiguousarray(acc[:, :, 0])
+    return _halve(acc.reshape(-1, LANES)).reshape(a.shape[0], w.shape[0])
 
 
 def dot(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
