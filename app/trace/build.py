@@ -72,16 +72,9 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
                                            col=e.col, end_line=e.end_line, end_col=e.end_col),
                            scheduler=scheduler))
         return
-    finished: list[Trace] = []
-
-    def finish(kind: str, piece: Piece) -> None:
-        if kind == "done":
-            finished.append(cast(Trace, piece))
-        else:
-            send(kind, piece)
-
-    builder = PieceBuilder(finish, KeptPasses(limits, passes_from))
-    lenses = Lenses(builder.emit, send, lambda: not builder.summarized)
+    finished = _HoldDone(send)
+    builder = PieceBuilder(finished.send, KeptPasses(limits, passes_from))
+    lenses = Lenses(builder.emit, send, builder.keeps_this_pass)
     interpreter = Interpreter(program, limits, lenses.emit)
     interpreter.keeps_next_pass = builder.keeps_next_pass
     interpreter.keeps_next_update = builder.keeps_next_update
@@ -98,12 +91,33 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
             f"({type(bug).__name__}: {bug}); this is a bug in the lab, not in your program"),
             scheduler=scheduler))
         return
-    trace = finished[0]
+    trace = finished.trace
+    assert trace is not None
     lenses.finish(trace)
     trace.program = program_info(source, program, list(trace.grads))
     trace.seed = interpreter.ctx.fresh_seed
     trace.scheduler = scheduler
     send("done", trace)
+
+
+class _HoldDone:
+    """Passes every piece on but `done`'s Trace, which `run` completes (with the lenses
+    and the program) before sending it.
+
+    A class rather than a closure: the compiled build (mypyc) keeps a closure's variables
+    in an environment object that the closure and the environment both point to, a cycle
+    that would hold the whole document alive until the cycle collector walked it (MEASURED:
+    0.14 s of a 0.9 s 10,000-step trace, once collection resumed)."""
+
+    def __init__(self, send: Send) -> None:
+        self.pass_on = send
+        self.trace: Trace | None = None
+
+    def send(self, kind: str, piece: Piece) -> None:
+        if kind == "done":
+            self.trace = cast(Trace, piece)
+        else:
+            self.pass_on(kind, piece)
 
 
 class _Collector:

@@ -179,6 +179,10 @@ class PieceBuilder:
         elif isinstance(event, ProgramFinished):
             self.finish(event)
 
+    def keeps_this_pass(self) -> bool:
+        """Whether the pass under way is kept step by step (the lenses ask)."""
+        return not self.summarized
+
     def keeps_next_pass(self) -> bool:
         """Whether the next pass will be kept step by step (not summarised)."""
         return self.kept.keeps(self.passes)
