@@ -104,6 +104,45 @@ def test_a_negative_zero_sum_is_positive_zero() -> None:
     assert summed is not None and not np.signbit(summed)
 
 
+@pytest.fixture
+def step_by_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chains summed one step of k at a time, as where numpy's BLAS does not sum them."""
+    monkeypatch.setattr(blas, "_CHAINS", [False])
+
+
+def test_the_step_by_step_chains_have_pytorchs_bits(step_by_step: None) -> None:
+    test_recorded_products_have_pytorchs_bits()
+
+
+def test_numpys_blas_sums_the_chains_step_by_steps_way() -> None:
+    """Note [numpy's BLAS as the chain]: every layout, one row, zeros, infinities, and
+    products small enough that a chain ends in -0.0."""
+    if not blas._openblas_chains():
+        pytest.skip("this numpy's BLAS does not sum as one chain: the chains go step by step")
+    rng = np.random.default_rng(7)
+    layouts, negative_zeros = set(), 0
+    for trial in range(600):
+        m, n = int(rng.integers(1, 24)), int(rng.integers(2, 24))
+        k = int(rng.integers(1, 4 if trial % 3 == 0 else 385))
+        layout = "NN" if m == 1 else str(rng.choice(["NN", "NT", "TN"]))
+        a, b = _operands(trial, m, k, n, layout)
+        if trial % 5 == 0:
+            a *= rng.integers(0, 2, a.shape).astype(F32)
+        if trial % 7 == 0:
+            a *= F32(2.0 ** -80)
+            b *= F32(2.0 ** -80)
+        if trial % 11 == 0:
+            b[0, 0] = np.inf
+        if not blas._packed(a, b):
+            continue
+        layouts.add(layout)
+        with np.errstate(invalid="ignore"):
+            got, want = blas.gemm(a, b), blas._step_by_step(a, b)
+        assert got is not None and _digest(got) == _digest(want), (m, k, n, layout)
+        negative_zeros += int(np.sum((want == 0) & np.signbit(want)))
+    assert layouts == {"NN", "NT", "TN"} and negative_zeros > 0
+
+
 # -- live PyTorch -------------------------------------------------------------------------
 
 

@@ -49,10 +49,10 @@ its ulp, then on random matrices:
 Each fused multiply-add is computed as the float32 product, exact in float64, plus the
 float32 sum, rounded once from float64 to float32: it differs from the fused one only
 when the float64 sum rounds onto a float32 halfway point (about once in 2**28 adds).
-Cost: one numpy add of an m x n array per step of k, 1.3 to 1.6 us each (MEASURED,
-numpy 2.4); an 8 x 16 times 16 x 32 product takes 36 us against numpy's 1.4 us, and a
-step of the course benchmarks' MLPs (five products, 68 steps of k) 0.2 ms against 11 us
-(compiled build): the Adam MLP's lab/torch went from 0.99 to 1.29.
+Summed step by step, that is one numpy add of an m x n array per step of k (1.3 to 1.6 us,
+MEASURED): a course MLP's five products per step took 0.2 ms against numpy's 11 us. Where
+numpy's own BLAS sums the same chains it does the work instead (Note [numpy's BLAS as
+the chain]).
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
+
+from engine.functions.libm import fma
 
 F32: Final = np.dtype(np.float32)
 F64: Final = np.dtype(np.float64)
@@ -109,11 +111,68 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
                 and k < 2 * LANES):
             return _row_dots(a, b.T)
         return None
+    return _by_openblas(a, b) if _openblas_chains() else _step_by_step(a, b)
+
+
+def _step_by_step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Every entry's chain of fused multiply-adds, one step of k at a time for all entries."""
     products = a.T.astype(F64)[:, :, None] * b.astype(F64)[:, None, :]    # (k, m, n)
     c = np.zeros((a.shape[0], b.shape[1]), F32)
     for p in products:                       # c = fma(a[:, p], b[p, :], c), in k order
         np.add(p, c, out=c, casting="unsafe")
     return c
+
+
+# Note [numpy's BLAS as the chain]
+# `_step_by_step` costs a numpy call per step of k: 0.2 ms of a course MLP's 0.7 ms step.
+# numpy's own BLAS sums the same chains for one layout of the operands. MEASURED with
+# numpy 2.4's OpenBLAS 0.3.31 on this AVX512 CPU: `a @ b` with `a` column-major (at least
+# two rows) and `b` row-major is one fused multiply-add chain per entry in k order from
+# +0.0, bit for bit as `_step_by_step` on 4,000 random shapes up to 69 x 384 x 69 (a fifth
+# of them with zeros in `a`); the same operands row-major split the chain once k >= 32. So
+# the operands are copied into that layout (a few KB) and a single row gets a zero row
+# below it. Whether this process's numpy sums so (another BLAS or CPU might not) is checked
+# once, on probes whose sums depend on the order; where it does not, the chains go step
+# by step. One difference remains: OpenBLAS adds each finished chain to a zeroed result,
+# which turns a chain's -0.0 (a negative sum too small for float32) into +0.0; a result
+# with a zero whose products are small enough for that goes step by step. The MLPs' five
+# products per step (8 x 16 x 32 and the like) took 216 us step by step, 30 us so, and
+# 9 us as numpy's plain `a @ b` (MEASURED, pure Python).
+
+PROBE_SHAPES: Final = ((1, 40, 20), (2, 1, 2), (2, 31, 3), (3, 32, 5), (8, 16, 32),
+                       (5, 100, 7), (17, 384, 9))
+SMALLEST_EXACT_PRODUCT: Final = 2.0 ** -101
+_CHAINS: list[bool] = []         # the probes' verdict, once per process
+
+
+def _by_openblas(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The chains by numpy's BLAS, in the layout where it sums them so (see the Note)."""
+    rows = a if a.shape[0] > 1 else np.concatenate([a, np.zeros_like(a)])
+    c: np.ndarray = (np.asfortranarray(rows) @ np.ascontiguousarray(b))[:a.shape[0]]
+    if not c.all() and _may_round_to_zero(a, b):
+        return _step_by_step(a, b)            # a zero that may be the chain's -0.0
+    return c
+
+
+def _may_round_to_zero(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether a nonzero sum of `a @ b`'s products could round to zero. It cannot when no
+    nonzero product is below 2**-101: each then has no bits below float32's smallest step
+    (2**-149), nor has any sum of them, and a nonzero multiple of that step stays nonzero."""
+    a_abs, b_abs = np.abs(a[a != 0]), np.abs(b[b != 0])
+    return bool(a_abs.size and b_abs.size
+                and float(a_abs.min()) * float(b_abs.min()) < SMALLEST_EXACT_PRODUCT)
+
+
+def _openblas_chains() -> bool:
+    """Whether numpy's BLAS sums `_by_openblas`'s products as `_step_by_step` does."""
+    if not _CHAINS:
+        rng = np.random.default_rng(384)
+        probes = [(rng.standard_normal((m, k), F32), rng.standard_normal((k, n), F32))
+                  for m, k, n in PROBE_SHAPES]
+        _CHAINS.append(all(np.array_equal(_by_openblas(a, b).view(np.int32),
+                                          _step_by_step(a, b).view(np.int32))
+                           for a, b in probes))
+    return _CHAINS[0]
 
 
 def _row_dots(a: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -125,7 +184,7 @@ def _row_dots(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     acc = np.zeros((a.shape[0], w.shape[0], LANES), F32)
     acc[:, :, :head] = np.multiply(a[:, None, :head], w[None, :, :head], dtype=F64)
     if k > LANES:
-        acc[:, :, :k - LANES] = _fma(a[:, None, LANES:], w[None, :, LANES:],
+        acc[:, :, :k - LANES] = fma(a[:, None, LANES:], w[None, :, LANES:],
                                      acc[:, :, :k - LANES])
     return _halve(acc.reshape(-1, LANES)).reshape(a.shape[0], w.shape[0])
 
@@ -161,12 +220,6 @@ def dot(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.asarray((v[0] + v[1]) + (v[2] + v[3]), F32)
 
 
-def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """a * b + c rounded once to float32 (float32 inputs; see the Note)."""
-    out: np.ndarray = np.add(np.multiply(a, b, dtype=F64), c, dtype=F64).astype(F32)
-    return out
-
-
 def _halve(acc: np.ndarray) -> np.ndarray:
     """Each row's lanes added pairwise, lane j plus lane j + width/2, down to one."""
     while acc.shape[1] > 1:
@@ -178,19 +231,19 @@ def _halve(acc: np.ndarray) -> np.ndarray:
 def _grouped_rows(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """sgemv's four-row kernel, all rows at once (see the Note)."""
     m, k = a.shape
-    total = _fma(a[:, 0], x[0], np.zeros(m, F32))
+    total: np.ndarray = fma(a[:, 0], x[0], np.zeros(m, F32))
     p = 1
     if (k - 1) // LANES:
         acc = np.zeros((m, LANES), F32)
         acc[:, 0] = total
         while k - p >= LANES:
-            acc = _fma(a[:, p:p + LANES], x[p:p + LANES], acc)
+            acc = fma(a[:, p:p + LANES], x[p:p + LANES], acc)
             p += LANES
         total = _halve(acc)
     if p < k:
         acc = np.zeros((m, LANES if k - p > LANES // 2 else LANES // 2), F32)
         acc[:, 0] = total
-        acc[:, :k - p] = _fma(a[:, p:], x[p:], acc[:, :k - p])
+        acc[:, :k - p] = fma(a[:, p:], x[p:], acc[:, :k - p])
         total = _halve(acc)
     return total
 
@@ -199,14 +252,15 @@ def _single_rows(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """sgemv's one-row kernel for rows of at most 32 elements (see the Note)."""
     m, k = a.shape
     if k == 1:                          # the one product, rounded once: an underflow keeps its sign
-        return _fma(a[:, 0], x[0], np.zeros(m, F32))
+        product: np.ndarray = fma(a[:, 0], x[0], np.zeros(m, F32))
+        return product
     acc = np.zeros((m, LANES), F32)
     rest = k - 1
     head = rest % LANES
     if head:
-        acc[:, LANES - head:] = _fma(a[:, 1:1 + head], x[1:1 + head], acc[:, LANES - head:])
+        acc[:, LANES - head:] = fma(a[:, 1:1 + head], x[1:1 + head], acc[:, LANES - head:])
     if rest >= LANES:
-        acc = _fma(a[:, 1 + head:], x[1 + head:], acc)
+        acc = fma(a[:, 1 + head:], x[1 + head:], acc)
     return np.asarray(_halve(acc) + a[:, 0] * x[0], F32)
 
 
