@@ -89,14 +89,16 @@ compiled: $(COMPILED)/.stamp
 
 # Built aside and moved in whole, so a failed build leaves no half build. app/web/pages.py
 # finds static/ and templates/ beside the app package: links to the sources' own.
+# The stamp takes the time the build began: a source edited while mypyc worked is newer.
 $(COMPILED)/.stamp: setup.py pyproject.toml $(SOURCES) build/compiled.sources \
                     | $(VENV)/.installed-test
 	rm -rf $(COMPILED) $(COMPILED).tmp build/setuptools build/mypyc
+	mkdir -p $(COMPILED).tmp && touch $(COMPILED).tmp/.began
 	AUTOGRAD_LAB_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps \
 	    --no-build-isolation --target $(COMPILED).tmp .
 	ln -s ../../static ../../templates $(COMPILED).tmp/
 	mv $(COMPILED).tmp $(COMPILED)
-	touch $@
+	mv $(COMPILED)/.began $@
 
 build/compiled.sources: FORCE
 	@mkdir -p build
