@@ -104,20 +104,23 @@ def test_a_negative_zero_sum_is_positive_zero() -> None:
     assert summed is not None and not np.signbit(summed)
 
 
-@pytest.fixture
-def step_by_step(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The chains summed one step of k at a time, as where numpy's BLAS does not sum them."""
-    monkeypatch.setattr(blas, "_CHAINS", [False])
-
-
-def test_the_step_by_step_chains_have_pytorchs_bits(step_by_step: None) -> None:
-    test_recorded_products_have_pytorchs_bits()
+def test_the_step_by_step_chains_have_pytorchs_bits() -> None:
+    """As where numpy's BLAS does not sum the chains (Note [numpy's BLAS as the chain])."""
+    cases = [c for c in RECORDED["cases"] if c["op"] == "mm"]
+    chained = 0
+    for case in cases:
+        m, k, n = case["shape"]
+        a, b = _operands(case["seed"], m, k, n, case["layout"])
+        if blas._packed(a, b):
+            assert _digest(blas._step_by_step(a, b)) == case["sha256"], case
+            chained += 1
+    assert chained > 30
 
 
 def test_numpys_blas_sums_the_chains_step_by_steps_way() -> None:
     """Note [numpy's BLAS as the chain]: every layout, one row, zeros, infinities, and
     products small enough that a chain ends in -0.0."""
-    if not blas._openblas_chains():
+    if not blas.NUMPY_CHAINS:
         pytest.skip("this numpy's BLAS does not sum as one chain: the chains go step by step")
     rng = np.random.default_rng(7)
     layouts, negative_zeros = set(), 0

@@ -111,7 +111,7 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
                 and k < 2 * LANES):
             return _row_dots(a, b.T)
         return None
-    return _by_openblas(a, b) if _openblas_chains() else _step_by_step(a, b)
+    return _by_openblas(a, b) if NUMPY_CHAINS else _step_by_step(a, b)
 
 
 def _step_by_step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -132,17 +132,17 @@ def _step_by_step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # of them with zeros in `a`); the same operands row-major split the chain once k >= 32. So
 # the operands are copied into that layout (a few KB) and a single row gets a zero row
 # below it. Whether this process's numpy sums so (another BLAS or CPU might not) is checked
-# once, on probes whose sums depend on the order; where it does not, the chains go step
-# by step. One difference remains: OpenBLAS adds each finished chain to a zeroed result,
-# which turns a chain's -0.0 (a negative sum too small for float32) into +0.0; a result
-# with a zero whose products are small enough for that goes step by step. The MLPs' five
-# products per step (8 x 16 x 32 and the like) took 216 us step by step, 30 us so, and
-# 9 us as numpy's plain `a @ b` (MEASURED, pure Python).
+# once, on probes whose sums depend on the order (`NUMPY_CHAINS`); where it does not, the
+# chains go step by step. One difference remains: for some shapes (k = 1) OpenBLAS adds
+# the finished chain to a zeroed result, which turns a chain's -0.0 (a negative sum too
+# small for float32) into +0.0; a result with a zero whose products are small enough for
+# that goes step by step. The MLPs' five products per step (8 x 16 x 32 and the like)
+# took 216 us step by step, 30 us so, and 9 us as numpy's plain `a @ b` (MEASURED, pure
+# Python); in the whole compiled trace of the MLP, about 60 us a step.
 
 PROBE_SHAPES: Final = ((1, 40, 20), (2, 1, 2), (2, 31, 3), (3, 32, 5), (8, 16, 32),
                        (5, 100, 7), (17, 384, 9))
 SMALLEST_EXACT_PRODUCT: Final = 2.0 ** -101
-_CHAINS: list[bool] = []         # the probes' verdict, once per process
 
 
 def _by_openblas(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -163,16 +163,17 @@ def _may_round_to_zero(a: np.ndarray, b: np.ndarray) -> bool:
                 and float(a_abs.min()) * float(b_abs.min()) < SMALLEST_EXACT_PRODUCT)
 
 
-def _openblas_chains() -> bool:
-    """Whether numpy's BLAS sums `_by_openblas`'s products as `_step_by_step` does."""
-    if not _CHAINS:
-        rng = np.random.default_rng(384)
-        probes = [(rng.standard_normal((m, k), F32), rng.standard_normal((k, n), F32))
-                  for m, k, n in PROBE_SHAPES]
-        _CHAINS.append(all(np.array_equal(_by_openblas(a, b).view(np.int32),
-                                          _step_by_step(a, b).view(np.int32))
-                           for a, b in probes))
-    return _CHAINS[0]
+def _numpy_sums_chains() -> bool:
+    """Whether numpy's BLAS sums `_by_openblas`'s products as `_step_by_step` does (about
+    1 ms, once, when the module is imported)."""
+    rng = np.random.default_rng(384)
+    probes = [(rng.standard_normal((m, k), F32), rng.standard_normal((k, n), F32))
+              for m, k, n in PROBE_SHAPES]
+    return all(np.array_equal(_by_openblas(a, b).view(np.int32),
+                              _step_by_step(a, b).view(np.int32)) for a, b in probes)
+
+
+NUMPY_CHAINS: Final = _numpy_sums_chains()
 
 
 def _row_dots(a: np.ndarray, w: np.ndarray) -> np.ndarray:
