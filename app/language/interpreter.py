@@ -624,18 +624,20 @@ class Interpreter:
                                 f"({self.limits.max_elements})")
 
     def eval_slice(self, expr: ir.SliceExpr, frame: Frame) -> slice:
-        def part(e: ir.Expr | None) -> Value:
-            if e is None:
-                return None
-            v = self.eval(e, frame)
-            if isinstance(v, Tensor):
-                v = self.index_number(v)
-            if v is not None and (isinstance(v, float) or not isinstance(v, int)):
-                raise TorchError("TypeError", "slice indices must be integers or None or have "
-                                 "an __index__ method")
-            return v
+        return slice(self.slice_part(expr.lower, frame), self.slice_part(expr.upper, frame),
+                     self.slice_part(expr.step, frame))
 
-        return slice(part(expr.lower), part(expr.upper), part(expr.step))
+    def slice_part(self, e: ir.Expr | None, frame: Frame) -> Value:
+        """A method, not a closure: compiled, a closure and its environment are a cycle."""
+        if e is None:
+            return None
+        v = self.eval(e, frame)
+        if isinstance(v, Tensor):
+            v = self.index_number(v)
+        if v is not None and (isinstance(v, float) or not isinstance(v, int)):
+            raise TorchError("TypeError", "slice indices must be integers or None or have "
+                             "an __index__ method")
+        return v
 
     def index_number(self, t: Tensor) -> Value:
         if t.numel() == 1 and not t.is_floating_point and t.ndim == 0:
