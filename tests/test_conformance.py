@@ -33,6 +33,18 @@ KNOWN = {
     **{case: "a negative float to a fractional power is a complex number in Python; the lab "
        "has no complex numbers and refuses the line (UnsupportedError) where Python goes on"
        for case in ("lab-round7-c094-gradient", "lab-round7-c115-reforward")},
+    **{case: "one row times a matrix of 16 columns or more (`x @ W`, k >= 8): MKL's kernel "
+       "for it adds in an order not reproduced (blas.py, Note [MKL's summation order]); the "
+       "printed values differ in the last bits"
+       for case in ("lab-round10-01", "lab-round10-29")},
+    "lab-round10-05": "float64 matrix products keep numpy's order; MKL's dgemv adds in "
+        "another, and the printed float64 values differ in the last digit",
+    "lab-round10-06": "float32 torch.tanh: PyTorch's kernel is not correctly rounded for "
+        "about 1.5% of inputs; the lab's tanh is, and a printed loss differs in its last bits",
+    "lab-round10-28": "float64 log_softmax: PyTorch's vectorized kernel rounds the last bit "
+        "otherwise than numpy's arithmetic (Note [Vectorized softmax] covers float32 only)",
+    "lab-round10-30": "float32 torch.exp: PyTorch's (MKL's vector) exp is not correctly "
+        "rounded for about 1.1% of inputs; the lab's exp is, and a printed loss differs",
 }
 BATCH = 25
 SHARED_CHECK = ROOT.parent / "shared" / "conformance" / "check.py"

@@ -151,6 +151,9 @@ CASES = load_corpora()
 KNOWN = {   # as in test_conformance.py: where the lab differs from PyTorch under any order
     "lab-tutorials-0277-builtins_on_tensors": "recorded where PyTorch's log(float32(e)) "
         "was 1.0; the correctly rounded 0.99999994 here (Note [Float32 functions])",
+    **{case: "printed float values differ in their last bits (test_conformance.py's KNOWN)"
+       for case in ("lab-round10-01", "lab-round10-05", "lab-round10-06", "lab-round10-28",
+                    "lab-round10-29", "lab-round10-30")},
 }
 REFUSED = {  # programs the lab refuses (test_conformance.py's KNOWN says why)
     "lab-tutorials-0288-pass_in_hook": "a backward() inside a tensor hook",
