@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.context import AutogradContext
-from engine.functions import blas
+from engine.functions import blas, chains
 from engine.functions.linalg import addmm, dot, mm, mv
 from engine.functions.shape import t
 from engine.tensor import Tensor
@@ -51,6 +51,22 @@ def test_recorded_products_have_pytorchs_bits() -> None:
     assert misses_by_numpy > 10       # numpy's sum is not MKL's: the cases have teeth
 
 
+def test_recorded_double_products_have_pytorchs_bits() -> None:
+    """Note [dgemm's chains]: float64 `a @ b` and `a.t() @ b`."""
+    cases = [c for c in RECORDED["cases"] if c["op"] == "mm64"]
+    misses_by_numpy = 0
+    for case in cases:
+        rng = np.random.default_rng(case["seed"])
+        m, k, n = case["shape"]
+        a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+        if case["layout"] == "TN":
+            a = np.ascontiguousarray(a.T).T
+        ctx = AutogradContext()
+        assert _digest(mm(Tensor(a, ctx), Tensor(b, ctx)).data) == case["sha256"], case
+        misses_by_numpy += _digest(a @ b) != case["sha256"]
+    assert len(cases) > 30 and misses_by_numpy > 3
+
+
 def test_recorded_dots_have_pytorchs_bits() -> None:
     cases = [c for c in RECORDED["cases"] if c["op"] == "dot"]
     misses_by_numpy = 0
@@ -79,7 +95,7 @@ def test_recorded_matrix_vector_products_have_pytorchs_bits() -> None:
 
 def test_the_kernels_are_left_to_numpy_where_mkl_sums_otherwise() -> None:
     """One row times 16 columns or more, one column (sgemv), depth beyond 384 (blocks
-    by shape), float64."""
+    by shape), float64 `a @ b.t()`."""
     rng = np.random.default_rng(0)
     assert blas.gemm(rng.standard_normal((1, 8)).astype(F32),
                      rng.standard_normal((8, 20)).astype(F32)) is None
@@ -87,7 +103,7 @@ def test_the_kernels_are_left_to_numpy_where_mkl_sums_otherwise() -> None:
                      rng.standard_normal((8, 1)).astype(F32)) is None
     assert blas.gemm(rng.standard_normal((4, 385)).astype(F32),
                      rng.standard_normal((385, 4)).astype(F32)) is None
-    assert blas.gemm(rng.standard_normal((4, 8)), rng.standard_normal((8, 4))) is None
+    assert blas.gemm(rng.standard_normal((4, 8)), rng.standard_normal((4, 8)).T) is None
     tall = rng.standard_normal((200, 100)).astype(F32)       # rows split between threads
     assert blas.gemv(tall, rng.standard_normal(100).astype(F32)) is None
     assert blas.gemv(np.ascontiguousarray(tall.T).T[:8], tall[0]) is None   # transposed
@@ -112,7 +128,7 @@ def test_the_step_by_step_chains_have_pytorchs_bits() -> None:
         m, k, n = case["shape"]
         a, b = _operands(case["seed"], m, k, n, case["layout"])
         if blas._packed(a, b):
-            assert _digest(blas._step_by_step(a, b)) == case["sha256"], case
+            assert _digest(chains._step_by_step(a, b)) == case["sha256"], case
             chained += 1
     assert chained > 30
 
@@ -120,7 +136,7 @@ def test_the_step_by_step_chains_have_pytorchs_bits() -> None:
 def test_numpys_blas_sums_the_chains_step_by_steps_way() -> None:
     """Note [numpy's BLAS as the chain]: every layout, one row, zeros, infinities, and
     products small enough that a chain ends in -0.0."""
-    if not blas.NUMPY_CHAINS:
+    if not chains.NUMPY_CHAINS:
         pytest.skip("this numpy's BLAS does not sum as one chain: the chains go step by step")
     rng = np.random.default_rng(7)
     layouts, negative_zeros = set(), 0
@@ -140,7 +156,7 @@ def test_numpys_blas_sums_the_chains_step_by_steps_way() -> None:
             continue
         layouts.add(layout)
         with np.errstate(invalid="ignore"):
-            got, want = blas.gemm(a, b), blas._step_by_step(a, b)
+            got, want = blas.gemm(a, b), chains._step_by_step(a, b)
         assert got is not None and _digest(got) == _digest(want), (m, k, n, layout)
         negative_zeros += int(np.sum((want == 0) & np.signbit(want)))
     assert layouts == {"NN", "NT", "TN"} and negative_zeros > 0
@@ -154,6 +170,31 @@ def torch_mkl(torch_avx512: Any) -> Any:
     if "mkl" not in torch_avx512.__config__.show().lower():
         pytest.skip("this PyTorch is not built with MKL, whose order blas.py reproduces")
     return torch_avx512
+
+
+def test_double_products_have_live_torchs_bits(torch_mkl: Any) -> None:
+    """Note [dgemm's chains]: every claimed float64 shape, and the limits of the claim."""
+    torch = torch_mkl
+    rng = np.random.default_rng(64)
+    claimed = 0
+    for seed in range(300):
+        m, n = (int(v) for v in rng.integers(1, 90, 2))
+        k = int(rng.integers(1, 20) if seed % 3 == 0 else rng.integers(1, 400))
+        layout = ("NN", "TN", "NT")[seed % 3]
+        a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+        if seed % 7 == 0:
+            a *= rng.integers(0, 2, a.shape)
+        a, b = (np.ascontiguousarray(a.T).T if layout[0] == "T" else a,
+                np.ascontiguousarray(b.T).T if layout[1] == "T" else b)
+        got = blas.gemm(a, b)
+        if got is None:
+            assert (layout == "NT" or min(m, n) == 1 or k > blas.PACKED_DEPTH
+                    or m * k * n > chains.DOUBLE_PRODUCTS)
+            continue
+        want = (_torch_operand(torch, a) @ _torch_operand(torch, b)).numpy()
+        assert _digest(got) == _digest(want), (m, k, n, layout)
+        claimed += 1
+    assert claimed > 100
 
 
 def _torch_operand(torch: Any, values: np.ndarray) -> Any:

@@ -49,10 +49,8 @@ its ulp, then on random matrices:
 Each fused multiply-add is computed as the float32 product, exact in float64, plus the
 float32 sum, rounded once from float64 to float32: it differs from the fused one only
 when the float64 sum rounds onto a float32 halfway point (about once in 2**28 adds).
-Summed step by step, that is one numpy add of an m x n array per step of k (1.3 to 1.6 us,
-MEASURED): a course MLP's five products per step took 0.2 ms against numpy's 11 us. Where
-numpy's own BLAS sums the same chains it does the work instead (Note [numpy's BLAS as
-the chain]).
+The packed kernel's chains are summed in chains.py, by numpy's own BLAS where it sums
+them so (Note [numpy's BLAS as the chain]); float64 products too (Note [dgemm's chains]).
 """
 
 from __future__ import annotations
@@ -61,6 +59,7 @@ from typing import Final
 
 import numpy as np
 
+from engine.functions import chains
 from engine.functions.libm import fma
 
 F32: Final = np.dtype(np.float32)
@@ -102,7 +101,12 @@ def _packed(a: np.ndarray, b: np.ndarray) -> bool:
 
 def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """`a @ b` for float32 matrices as sgemm sums it where the order is known (its packed
-    kernel, and `a @ b.t()` of short rows), or None (the caller keeps numpy's sum)."""
+    kernel, and `a @ b.t()` of short rows), and for float64 ones as dgemm does (Note
+    [dgemm's chains]), or None (the caller keeps numpy's sum)."""
+    if a.dtype == F64 and b.dtype == F64:
+        if transposed(b) or a.shape[0] == 1 or b.shape[1] == 1 or a.shape[1] > PACKED_DEPTH:
+            return None                    # other kernels (Note [dgemm's chains])
+        return chains.double_chains(a, b)
     if a.dtype != F32 or b.dtype != F32:
         return None
     if not _packed(a, b):
@@ -111,69 +115,8 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
                 and k < 2 * LANES):
             return _row_dots(a, b.T)
         return None
-    return _by_openblas(a, b) if NUMPY_CHAINS else _step_by_step(a, b)
+    return chains.float_chains(a, b)
 
-
-def _step_by_step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Every entry's chain of fused multiply-adds, one step of k at a time for all entries."""
-    products = a.T.astype(F64)[:, :, None] * b.astype(F64)[:, None, :]    # (k, m, n)
-    c = np.zeros((a.shape[0], b.shape[1]), F32)
-    for p in products:                       # c = fma(a[:, p], b[p, :], c), in k order
-        np.add(p, c, out=c, casting="unsafe")
-    return c
-
-
-# Note [numpy's BLAS as the chain]
-# `_step_by_step` costs a numpy call per step of k: 0.2 ms of a course MLP's 0.7 ms step.
-# numpy's own BLAS sums the same chains for one layout of the operands. MEASURED with
-# numpy 2.4's OpenBLAS 0.3.31 on this AVX512 CPU: `a @ b` with `a` column-major (at least
-# two rows) and `b` row-major is one fused multiply-add chain per entry in k order from
-# +0.0, bit for bit as `_step_by_step` on 4,000 random shapes up to 69 x 384 x 69 (a fifth
-# of them with zeros in `a`); the same operands row-major split the chain once k >= 32. So
-# the operands are copied into that layout (a few KB) and a single row gets a zero row
-# below it. Whether this process's numpy sums so (another BLAS or CPU might not) is checked
-# once, on probes whose sums depend on the order (`NUMPY_CHAINS`); where it does not, the
-# chains go step by step. One difference remains: for some shapes (k = 1) OpenBLAS adds
-# the finished chain to a zeroed result, which turns a chain's -0.0 (a negative sum too
-# small for float32) into +0.0; a result with a zero whose products are small enough for
-# that goes step by step. The MLPs' five products per step (8 x 16 x 32 and the like)
-# took 216 us step by step, 30 us so, and 9 us as numpy's plain `a @ b` (MEASURED, pure
-# Python); in the whole compiled trace of the MLP, about 60 us a step.
-
-PROBE_SHAPES: Final = ((1, 40, 20), (2, 1, 2), (2, 31, 3), (3, 32, 5), (8, 16, 32),
-                       (5, 100, 7), (17, 384, 9))
-SMALLEST_EXACT_PRODUCT: Final = 2.0 ** -101
-
-
-def _by_openblas(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The chains by numpy's BLAS, in the layout where it sums them so (see the Note)."""
-    rows = a if a.shape[0] > 1 else np.concatenate([a, np.zeros_like(a)])
-    c: np.ndarray = (np.asfortranarray(rows) @ np.ascontiguousarray(b))[:a.shape[0]]
-    if not c.all() and _may_round_to_zero(a, b):
-        return _step_by_step(a, b)            # a zero that may be the chain's -0.0
-    return c
-
-
-def _may_round_to_zero(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether a nonzero sum of `a @ b`'s products could round to zero. It cannot when no
-    nonzero product is below 2**-101: each then has no bits below float32's smallest step
-    (2**-149), nor has any sum of them, and a nonzero multiple of that step stays nonzero."""
-    a_abs, b_abs = np.abs(a[a != 0]), np.abs(b[b != 0])
-    return bool(a_abs.size and b_abs.size
-                and float(a_abs.min()) * float(b_abs.min()) < SMALLEST_EXACT_PRODUCT)
-
-
-def _numpy_sums_chains() -> bool:
-    """Whether numpy's BLAS sums `_by_openblas`'s products as `_step_by_step` does (about
-    1 ms, once, when the module is imported)."""
-    rng = np.random.default_rng(384)
-    probes = [(rng.standard_normal((m, k), F32), rng.standard_normal((k, n), F32))
-              for m, k, n in PROBE_SHAPES]
-    return all(np.array_equal(_by_openblas(a, b).view(np.int32),
-                              _step_by_step(a, b).view(np.int32)) for a, b in probes)
-
-
-NUMPY_CHAINS: Final = _numpy_sums_chains()
 
 
 def _row_dots(a: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -69,6 +69,15 @@ def products() -> list[dict[str, object]]:
         x, y = r.standard_normal(k).astype(F32), r.standard_normal(k).astype(F32)
         cases.append({"op": "dot", "seed": 10_000 + i, "shape": [k],
                       "sha256": _digest(torch.dot(torch.from_numpy(x), torch.from_numpy(y)))})
+    for i in range(40):                 # float64 (Note [dgemm's chains])
+        m, k, n = int(rng.integers(2, 60)), int(rng.integers(1, 385)), int(rng.integers(2, 60))
+        r = np.random.default_rng(30_000 + i)
+        a, b = r.standard_normal((m, k)), r.standard_normal((k, n))
+        layout = ("NN", "TN")[i % 2]
+        lab_a, torch_a = _layout(a, layout == "TN")
+        if blas.gemm(lab_a, b) is not None:
+            cases.append({"op": "mm64", "seed": 30_000 + i, "shape": [m, k, n],
+                          "layout": layout, "sha256": _digest(torch_a @ torch.from_numpy(b))})
     return cases
 
 
@@ -78,8 +87,9 @@ def main() -> None:
         "recorded_with": f"torch {torch.__version__}, MKL, "
                          f"{torch.backends.cpu.get_cpu_capability()}",
         "inputs": "numpy.random.default_rng(seed).standard_normal: (m, k) then (k, n) float32 "
-                  "(mv: (m, k) then k; dot: two of k); layout T: stored transposed, passed "
-                  "as a .t() view",
+                  "(mv: (m, k) then k; dot: two of k; mm64: float64, drawn from "
+                  "default_rng(seed) in float64); layout T: stored transposed, passed as a "
+                  ".t() view",
         "cases": cases}, indent=1) + "\n")
     print(f"{len(cases)} cases -> {OUT}")
 
