@@ -72,6 +72,10 @@ INPLACE_OVERLAP = ("unsupported operation: more than one element of the written-
                    "performing the operation.")
 NEGATIVE_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
                  "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+SUB_TWO_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                 "Use the `^` or `logical_xor()` operator instead.")
+SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 NORM_OF_INTEGERS = ("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                     "Got Long")
 REPEAT_TOO_FEW = ("Number of dimensions of repeat dims can not be smaller than number of "

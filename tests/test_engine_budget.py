@@ -46,6 +46,10 @@ Raised to 10,700 for matrix products in MKL's order of additions (engine/functio
 blas.py: sgemm's chains of fused multiply-adds, its dot-product kernel for short rows,
 sgemv's four-row and one-row kernels, sdot's lanes), which every nn.Linear shows in a
 loss printed in full.
+
+Raised to 10,800 for float64 products in dgemm's order (engine/functions/chains.py, by
+numpy's BLAS where it sums the same chains) and PyTorch's refusals of bool arithmetic
+(subtraction, powers of bools).
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 10_700
+ENGINE_LINES = 10_800
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 

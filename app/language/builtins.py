@@ -248,14 +248,6 @@ def _abs(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 
 def _round(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     value, digits = _parameters("round", args, kwargs, ("number", "ndigits"), 1)
-    if isinstance(value, Tensor):
-        from engine import functions
-
-        if digits:
-            scale = 10.0 ** digits
-            return functions.div_scalar(functions.round(functions.mul_scalar(value, scale)),
-                                        scale)
-        return functions.round(value)
     if isinstance(value, int):          # apart from float, as in _abs: round(3, 2) is 3
         return round(value) if digits is None else round(value, as_index(digits))
     if not isinstance(value, float):

@@ -205,8 +205,11 @@ def contains(interp: Interpreter, container: Value, item: Value) -> bool:
         return item in container
     if isinstance(container, range):
         return item in container
-    if isinstance(container, Tensor):
-        return interp.truth(functions.compare("eq", container, item).data.any())
+    if isinstance(container, Tensor):          # torch/_tensor.py `__contains__`
+        if not isinstance(item, (Tensor, int, float)):
+            raise TorchError("RuntimeError", "Tensor.__contains__ only supports Tensor or "
+                             f"scalar, but you passed in a <class '{type_name(item)}'>.")
+        return bool(functions.compare("eq", container, item).data.any())
     test = getattr(container, "lab_contains", None)
     if callable(test):
         return bool(test(interp, item))

@@ -441,6 +441,18 @@ for _alias, _name in (("negative", "neg"), ("subtract", "sub"), ("multiply", "mu
                       ("divide", "div"), ("true_divide", "div"), ("absolute", "abs"),
                       ("swapaxes", "transpose")):
     _method_as_function(_alias, _name)
+_TENSOR_POW = TORCH_MEMBERS["pow"].impl
+
+
+def _pow(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
+    """`torch.pow(2, x)` too: pow.Scalar, the node of `2 ** x` (PowBackward2)."""
+    if (len(args) == 2 and not kwargs and isinstance(args[0], (int, float))
+            and isinstance(args[1], Tensor)):
+        return functions.pow_scalar_base(args[0], args[1])
+    return _TENSOR_POW(interp, args, kwargs)
+
+
+TORCH_MEMBERS["pow"] = Builtin("torch.pow", _pow)
 
 
 @function("maximum", "input, other")

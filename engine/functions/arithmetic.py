@@ -101,8 +101,17 @@ class SubBackward0(Node):
         return [grad if self.needs_input_grad(0) else None, grad_other]
 
 
-def sub(self: Tensor, other: Operand) -> Tensor:
+def _subtrahend(self: Tensor, other: Operand) -> Tensor:
+    """`other` wrapped, once PyTorch's `sub_check` passes: no bool (tensor or number)."""
     other_t = wrap(other, self)
+    if dtypes.bool_ in (self.dtype, other_t.dtype):
+        raise errors.TorchError("RuntimeError", op_errors.SUB_TWO_BOOLS
+                                if self.dtype is other_t.dtype else op_errors.SUB_BOOL)
+    return other_t
+
+
+def sub(self: Tensor, other: Operand) -> Tensor:
+    other_t = _subtrahend(self, other)
     out, node = _binary(SubBackward0, SUB, self, other_t, result_type(self, other_t))
     if node:
         node.save("alpha", 1)
@@ -120,7 +129,7 @@ class SubBackward1(Node):
 
 
 def sub_scalar(self: Tensor, other: Number) -> Tensor:
-    other_t = wrap(other, self)
+    other_t = _subtrahend(self, other)
     out, node = record(SubBackward1, [self],
                        binary_values(SUB, self, other_t, result_type(self, other_t)), self)
     if node:
@@ -141,7 +150,7 @@ class RsubBackward1(Node):
 
 
 def rsub(self: Tensor, other: Number) -> Tensor:
-    other_t = wrap(other, self)
+    other_t = _subtrahend(self, other)
     out, node = record(RsubBackward1, [self],
                        binary_values(SUB, other_t, self, result_type(self, other_t)), self)
     if node:

@@ -85,7 +85,8 @@ def pow_scalar(self: Tensor, exponent: Number) -> Tensor:
             exponent, bool):
         if exponent < 0:
             raise errors.TorchError("RuntimeError", op_errors.INTEGER_NEGATIVE_POWER)
-        values = as_array(np.power(self.data, np.int64(exponent)), self.data.dtype)
+        dtype = result_type(self, wrap(exponent, self))        # bool ** 2 is int64
+        values = as_array(np.power(values_as(self, dtype), np.int64(exponent)), dtype.numpy)
     else:
         dtype = result_type(self, wrap(exponent, self))
         values = as_array(_power(values_as(self, dtype), exponent), dtype.numpy)
@@ -150,8 +151,14 @@ def _integer_power(base: Any, exponent: Any) -> Any:
     return np.where(negative, inverse, safe)
 
 
+def _no_bool_power(dtype: dtypes.DType) -> None:
+    if dtype is dtypes.bool_:           # (a bool tensor to a Python number is allowed)
+        raise errors.TorchError("NotImplementedError", '"pow" not implemented for \'Bool\'')
+
+
 def _pow_tensor(self: Tensor, exponent: Tensor) -> Tensor:
     dtype = result_type(self, exponent)
+    _no_bool_power(dtype)
     kernel = _integer_power if dtype is dtypes.int64 else libm.power
     out, node = record(PowBackward1, [self, exponent],
                        binary_values(kernel, self, exponent, dtype), self)
@@ -185,6 +192,7 @@ def pow_scalar_base(base: Number, exponent: Tensor) -> Tensor:
     """`number ** tensor`: torch/_tensor.py `__rpow__` calls torch.pow(number, tensor)."""
     base_t = wrap(base, exponent)
     dtype = result_type(base_t, exponent)
+    _no_bool_power(dtype)
     kernel = _integer_power if dtype is dtypes.int64 else libm.power
     values = as_array(kernel(values_as(base_t, dtype), values_as(exponent, dtype)),
                       dtype.numpy)
