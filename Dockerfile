@@ -29,6 +29,7 @@ RUN pip install /tmp/wheels/*.whl && rm -rf /tmp/wheels \
  && useradd --create-home --uid 10001 --user-group lab
 # static/, templates/ and the lessons are the app package's own data (app/static, ...).
 RUN python -c "import app.web.pages, app.lessons, app.trace.build; \
+import engine.functions.sleef_kernels, engine.optim_kernels; \
 assert app.trace.build.__file__.endswith('.so'), app.trace.__file__; \
 assert (app.web.pages.STATIC / 'js' / 'app.js').is_file(), app.web.pages.STATIC; \
 assert app.web.pages.STATIC.parent.name == 'app', app.web.pages.STATIC; \

@@ -19,7 +19,7 @@ import glob
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 COMPILED = [
     "engine/*.py",
@@ -42,6 +42,13 @@ COMPILED = [
 ]
 # Matched above but left pure: a subclass of tuple, which mypyc cannot compile.
 PURE = {"app/language/size.py"}
+# Kernels written in C beside the Python that defines them and that the pure build runs
+# (engine/functions/softmax_kernel.py, Note [The kernels in C]; engine/optim.py, Note
+# [Adam in C]). No contraction of a * b + c into a fused multiply-add but where the C
+# asks for one (fmaf).
+C_KERNELS = {"engine.functions.sleef_kernels": "engine/functions/sleef_kernels.c",
+             "engine.optim_kernels": "engine/optim_kernels.c"}
+C_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"]
 
 # pip asks the backend for requirements (egg_info) and metadata (dist_info) before it
 # asks for the wheel; only building the wheel needs mypyc to run.
@@ -63,7 +70,10 @@ def ext_modules() -> list[object]:
     paths = sorted(path for pattern in COMPILED for path in glob.glob(pattern)
                    if path not in PURE)
     print(f"autograd-lab: compiling {len(paths)} modules with mypyc", file=sys.stderr)
-    return mypycify(paths, opt_level="3", group_name="autograd_lab", target_dir="build/mypyc")
+    kernels = [Extension(name, [source], extra_compile_args=C_FLAGS)
+               for name, source in C_KERNELS.items()]
+    return [*mypycify(paths, opt_level="3", group_name="autograd_lab",
+                      target_dir="build/mypyc"), *kernels]
 
 
 setup(

@@ -36,7 +36,8 @@ def stale_sources() -> list[str]:
         return []
     built = STAMP.stat().st_mtime
     sources = [ROOT / "setup.py", ROOT / "pyproject.toml",
-               *(ROOT / "app").rglob("*.py"), *(ROOT / "engine").rglob("*.py")]
+               *(ROOT / "app").rglob("*.py"), *(ROOT / "engine").rglob("*.py"),
+               *(ROOT / "engine").rglob("*.c")]
     return sorted(str(p.relative_to(ROOT)) for p in sources if p.stat().st_mtime > built)
 
 

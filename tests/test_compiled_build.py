@@ -48,3 +48,14 @@ def test_packages_from_the_build_and_tests_from_the_sources() -> None:
     assert app.parent.name == "compiled" and app.parent.parent.name == "build"
     assert app.parent.parent.parent == tests.parent      # the same checkout's build/
     assert Path(_file("engine")).parent.parent == app.parent
+
+
+def test_the_c_kernels_are_built_and_used() -> None:
+    """softmax_kernel.py's and optim.py's C twins (Note [The kernels in C], Note [Adam in
+    C]) are part of the build."""
+    from engine import optim
+    from engine.functions import softmax_kernel
+
+    assert _file("engine.functions.sleef_kernels").endswith(".so")
+    assert _file("engine.optim_kernels").endswith(".so")
+    assert softmax_kernel.NATIVE is not None and optim.NATIVE is not None

@@ -62,3 +62,72 @@ def test_lane_sum_adds_as_reduce_all_does() -> None:
     for half in (8, 4, 2, 1):
         lanes = lanes[:half] + lanes[half:2 * half]
     assert lane_sum(row).tolist() == lanes.tolist()
+
+
+# -- the C kernels of the compiled build (Note [The kernels in C]) ---------------------------
+
+@pytest.fixture(scope="module")
+def native() -> Any:
+    from engine.functions.softmax_kernel import NATIVE
+
+    if NATIVE is None:
+        pytest.skip("this build has no C kernels (the pure build): the numpy ones run")
+    return NATIVE
+
+
+SPECIAL = [np.inf, -np.inf, np.nan, 1e30, -1e30, 100.0, 100.00001, 88.73, -104.0, -104.01,
+           0.0, -0.0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_c_kernels_are_the_numpy_ones_to_the_bit(native: Any, seed: int) -> None:
+    """Random rows of 1 to 70 classes at several scales, some with an infinity, a nan or a
+    huge value: each C kernel gives the numpy kernel's bits."""
+    from engine.functions import softmax_kernel as k
+
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        n, rows = int(rng.integers(1, 70)), int(rng.integers(1, 9))
+        scale = float(rng.choice([0.1, 1.0, 5.0, 30.0, 100.0]))
+        x = (rng.standard_normal((rows, n)) * scale).astype(np.float32)
+        if trial % 5 == 0:
+            x.flat[rng.integers(0, x.size)] = rng.choice(SPECIAL)
+        g = rng.standard_normal((rows, n)).astype(np.float32)
+        y, log_y = k.softmax_rows(x), k.log_softmax_rows(x)
+        flat = (rng.standard_normal(40) * scale).astype(np.float32)
+        sums = np.empty(rows, np.float32)
+        native.lane_sums(x, sums, n)
+        pairs = {
+            "softmax": (k._rows(native.softmax, x), y),
+            "log_softmax": (k._rows(native.log_softmax, x), log_y),
+            "softmax backward": (k._rows(native.softmax_backward, g, y),
+                                 k.softmax_backward_rows(g, y)),
+            "log_softmax backward": (k._rows(native.log_softmax_backward, g, log_y),
+                                     k.log_softmax_backward_rows(g, log_y)),
+            "expf": (k._rows(native.expf, flat), k.expf(flat)),
+            "logf": (k._rows(native.logf, np.abs(flat) + 1), k.logf(np.abs(flat) + 1)),
+            "lane sums": (sums, k.lane_sum(x)),
+        }
+        for name, (c, numpy) in pairs.items():
+            assert c.tobytes() == np.asarray(numpy, np.float32).tobytes(), (name, x, g)
+
+
+def test_expf_at_its_edges_is_sleefs(native: Any) -> None:
+    """0 below -104, inf above 100 (and for +inf, as SLEEF selects it), nan for nan."""
+    from engine.functions import softmax_kernel as k
+
+    edges = np.array(SPECIAL, np.float32)
+    c, numpy = k._rows(native.expf, edges), k.expf(edges)
+    assert c.tobytes() == numpy.tobytes()
+    assert np.isposinf(c[[0, 3, 5, 6, 7]]).all() and np.isnan(c[2])
+    assert c[[1, 4, 9]].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_c_kernels_refuse_what_is_not_float32_rows(native: Any) -> None:
+    out = np.empty((2, 3), np.float32)
+    with pytest.raises(TypeError):
+        native.softmax(np.ones((2, 3)), out, 3)              # float64
+    with pytest.raises(ValueError):
+        native.softmax(np.ones((2, 3), np.float32), out, 4)  # not whole rows of 4
+    with pytest.raises(TypeError):
+        native.softmax(np.ones((2, 3), np.float32), out)      # no row length

@@ -33,6 +33,16 @@ def test_sleefs_expf_overflows_and_underflows_as_exp_does() -> None:
     assert got[0] == np.inf and np.isfinite(got[1]) and got[3] == 0.0 and got[4] == 1.0
 
 
+def test_sigmoid_of_minus_infinity_is_zero_in_the_vector_blocks_too() -> None:
+    """SLEEF's expf gives inf above 100, +inf included; the lab's once gave nan for it, so
+    sigmoid(-inf) was nan in a block of 32 and 0 outside one."""
+    x = np.array([-np.inf, np.inf, -200.0, 200.0] * 8, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        got = sigmoid(Tensor(x, AutogradContext())).data
+    assert got[:4].tolist() == [0.0, 1.0, 0.0, 1.0]
+    assert np.isposinf(libm.vector_exp(x)[[1, 3]]).all()
+
+
 @pytest.mark.parametrize("size", [1, 31, 32, 33, 64, 100, 257])
 @pytest.mark.parametrize("op", ["sigmoid", "silu"])
 def test_forward_and_backward_have_live_torchs_bits(torch_avx512: Any, size: int,

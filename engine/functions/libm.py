@@ -83,11 +83,11 @@ def vector_exp(x: Any) -> Any:
     torch.sigmoid's bits for all of 320,000 random floats; with `exp`, 4% differed."""
     if getattr(x, "dtype", None) != _FLOAT32 or np.size(x) < VECTOR_BLOCK:
         return exp(x)
-    from engine.functions.softmax_kernel import expf
+    from engine.functions.softmax_kernel import exp_each
 
     flat = np.asarray(x).reshape(-1)
     cut = flat.size - flat.size % VECTOR_BLOCK
-    return np.concatenate([expf(flat[:cut]), exp(flat[cut:])]).reshape(np.shape(x))
+    return np.concatenate([exp_each(flat[:cut]), exp(flat[cut:])]).reshape(np.shape(x))
 
 
 def pow_tensor_scalar(base: Any, exponent: float) -> Any:
