@@ -14,12 +14,11 @@ a float32 tie: see libm.fma). MEASURED (compiled build, bench.courses' nn.Sequen
 with Adam, 4 parameters of 4 to 512 values): the step took about 180 us with numpy's
 fifteen operations a parameter, and about 15 us in C, a sixth of that program's trace.
 The pure build, and a parameter or state that is not C-contiguous float32, take numpy's
-way here; tests/test_optim.py checks the two against each other.
+way here; tests/test_optim_kernels.py checks the two against each other.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Final
 
 import numpy as np
@@ -141,9 +140,10 @@ def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: f
 def _optim_kernels() -> Any:
     """The compiled build's C Adam step (Note [Adam in C]), or None."""
     try:
-        return importlib.import_module("engine.optim_kernels")
+        from engine import optim_kernels  # type: ignore[attr-defined]
     except ImportError:
         return None
+    return optim_kernels
 
 
 NATIVE: Final[Any] = _optim_kernels()

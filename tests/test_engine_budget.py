@@ -50,6 +50,12 @@ loss printed in full.
 Raised to 10,800 for float64 products in dgemm's order (engine/functions/chains.py, by
 numpy's BLAS where it sums the same chains) and PyTorch's refusals of bool arithmetic
 (subtraction, powers of bools).
+
+Raised to 10,900 for the compiled build's C twins of softmax's SLEEF kernels and of Adam's
+step (Note [The kernels in C], Note [Adam in C]): the Python that chooses them and the
+notes that say what they measured. The C itself (engine/functions/sleef_kernels.c,
+engine/optim_kernels.c, 470 lines) is not counted: the Python beside it stays the
+definition a student reads, and tests hold the two to the same bits.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 10_800
+ENGINE_LINES = 10_900
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 

@@ -39,8 +39,9 @@ def test_sigmoid_of_minus_infinity_is_zero_in_the_vector_blocks_too() -> None:
     x = np.array([-np.inf, np.inf, -200.0, 200.0] * 8, dtype=np.float32)
     with np.errstate(all="ignore"):
         got = sigmoid(Tensor(x, AutogradContext())).data
+        exps = libm.vector_exp(x)
     assert got[:4].tolist() == [0.0, 1.0, 0.0, 1.0]
-    assert np.isposinf(libm.vector_exp(x)[[1, 3]]).all()
+    assert np.isposinf(exps[[1, 3]]).all()
 
 
 @pytest.mark.parametrize("size", [1, 31, 32, 33, 64, 100, 257])

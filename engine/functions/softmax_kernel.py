@@ -33,7 +33,6 @@ here; tests/test_softmax_kernel.py checks the two against each other and against
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -49,9 +48,10 @@ F64: Final = np.dtype(np.float64)
 def _sleef_kernels() -> Any:
     """The compiled build's C kernels (Note [The kernels in C]), or None."""
     try:
-        return importlib.import_module("engine.functions.sleef_kernels")
+        from engine.functions import sleef_kernels  # type: ignore[attr-defined]
     except ImportError:
         return None
+    return sleef_kernels
 
 
 NATIVE: Final[Any] = _sleef_kernels()
