@@ -93,6 +93,7 @@ def test_corpora_are_the_published_ones() -> None:
     assert sum(c["corpus"] == "autograd_round3" for c in CASES) >= 215  # autograd's corners
     assert sum(c["corpus"] == "docs_round3" for c in CASES) >= 200  # the reference docs
     assert sum(c["corpus"] == "round8" for c in CASES) >= 570      # autograd's extras
+    assert sum(c["corpus"] == "round12" for c in CASES) >= 553     # reprs, overloads, gradcheck
     assert len({c["id"] for c in CASES}) == len(CASES)
     if SHARED_CHECK.exists():       # the copies are current
         shared = SHARED_CHECK.parent

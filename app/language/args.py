@@ -73,6 +73,8 @@ class Signature:
             out[self.varargs] = extra
         elif self.varargs is not None:
             out[self.varargs] = []
+        if self.numpy:                  # a native function's: PythonArgParser's order
+            self._check_native_keywords(out, kwargs)
         for key, value in kwargs.items():
             if self.numpy and key not in self.names and NUMPY_NAMES.get(key) in self.names:
                 key = NUMPY_NAMES[key]
@@ -99,6 +101,31 @@ class Signature:
                                      f'arguments: "{name}"')
                 out[name] = self.defaults[name]
         return out
+
+
+    def _check_native_keywords(self, given: dict[str, Any], kwargs: dict[str, Any]) -> None:
+        """PythonArgParser's order where a keyword is unknown (FunctionSignature::parse):
+        a required argument that is missing comes first, listed with every required one
+        after it (`transpose() missing 2 required positional argument: "dim0", "dim1"`,
+        its wording); then the first keyword that is not a parameter's own name, a NumPy
+        alias included (`keepdims`), is the unexpected one."""
+        def known(key: str) -> bool:
+            return key in self.names or key == self.varargs or (
+                self.numpy and NUMPY_NAMES.get(key) in self.names)
+
+        if all(known(key) for key in kwargs):
+            return
+        aliases = {NUMPY_NAMES[k] for k in kwargs if self.numpy and k in NUMPY_NAMES}
+        for i, name in enumerate(self.names):
+            if name in given or name in kwargs or name in aliases or name in self.defaults:
+                continue
+            missing = [f'"{n}"' for n in self.names[i:] if n not in self.defaults]
+            raise TorchError("TypeError", f"{self.name}() missing {len(missing)} required "
+                             f"positional argument{'s' if len(missing) == 1 else ''}: "
+                             f"{', '.join(missing)}")
+        key = next(k for k in kwargs if k not in self.names and k != self.varargs)
+        raise TorchError("TypeError", f"{self.name}() got an unexpected keyword argument "
+                         f"'{key}'")
 
 
 def _split(spec: str) -> list[str]:

@@ -143,6 +143,8 @@ def _gradcheck(second: bool) -> Builtin:
 
         fn = args[0]
         inputs = args[1] if len(args) > 1 else kwargs.pop("inputs")
+        if second and len(args) > 2:        # gradgradcheck(func, inputs, grad_outputs)
+            kwargs["grad_outputs"] = args[2]
         return gradcheck(interp, fn, inputs, second, kwargs)
 
     return Builtin(f"torch.autograd.{name}", impl)

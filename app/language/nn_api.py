@@ -115,6 +115,12 @@ class Module:
     def lab_type_name(self) -> str:
         return self.kind
 
+    def lab_method_owner(self, method: str) -> str:
+        """The class that defines a bound method (`print(lin.forward)`): the layer's own
+        forward, nn.Module's others (`Module.parameters`), Sequential's append..."""
+        owner, _, name = method.rpartition(".")
+        return self.kind if name == "forward" else owner
+
     # -- the module's state --------------------------------------------------------------
     def named_parameters_list(self, prefix: str = "", table: str = "parameters"
                               ) -> list[tuple[str, Tensor]]:
@@ -568,14 +574,26 @@ _FILES = {"Linear": "linear", "Identity": "linear", "Flatten": "flatten",
           "Dropout": "dropout", "Sequential": "container", "ModuleList": "container"}
 
 
+def _layer_path(kind: str) -> str:
+    """A layer class's `__module__.__qualname__`: `torch.nn.modules.linear.Linear`."""
+    where = _FILES.get(kind, "loss" if kind.endswith("Loss") else "activation")
+    return f"torch.nn.modules.{where}.{kind}"
+
+
 def _typename(value: Value) -> str:
-    """`torch.typename` of a value that is not a module: a layer's class
-    (`torch.nn.modules.activation.ReLU`, written without its parentheses), a tensor's type."""
+    """`torch.typename(value)`: a layer's class (`torch.nn.modules.activation.ReLU`,
+    written without its parentheses) or instance, the program's own module class (its bare
+    name: the program runs without `__name__`, so its classes have no `__module__`), a
+    tensor's type."""
+    if isinstance(value, UserModule):
+        return value.cls.name
+    if isinstance(value, Module):
+        return _layer_path(value.kind)
+    if isinstance(value, UserFunction):
+        return value.qualname
     if isinstance(value, Builtin) and value.name.startswith("torch.nn.") and \
             value.name.count(".") == 2:
-        kind = value.name[len("torch.nn."):]
-        where = _FILES.get(kind, "loss" if kind.endswith("Loss") else "activation")
-        return f"torch.nn.modules.{where}.{kind}"
+        return _layer_path(value.name[len("torch.nn."):])
     if isinstance(value, Builtin) and value.name.count(".") == 1 and \
             value.name.startswith("torch."):
         return "torch._VariableFunctionsClass." + value.name[len("torch."):]
@@ -906,6 +924,11 @@ class Optimizer:
         self.state: dict[int, Any] = {}
         for group in groups:
             self.add_param_group(interp, group)
+
+    def lab_method_owner(self, method: str) -> str:
+        """The class that defines a bound method: SGD's or Adam's own step, the rest
+        Optimizer's (`<bound method Optimizer.zero_grad of SGD (...)>`)."""
+        return self.kind if method.endswith(".step") else "Optimizer"
 
     def add_param_group(self, interp: Interpreter, group: Value) -> None:
         """Optimizer.add_param_group: the program's own dict becomes the group, its

@@ -97,6 +97,10 @@ def _unsupported(op: str, a: Value, b: Value) -> TorchError:
 
 
 def binary(interp: Interpreter, op: str, a: Value, b: Value) -> Value:
+    if op == "+" and isinstance(a, Size) and not isinstance(b, tuple):
+        # torch.Size.__add__ raises itself, before the other operand's __radd__
+        raise TorchError("TypeError", f"can only concatenate tuple (not {type_name(b)}) to "
+                         "torch.Size")
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return _tensor_binary(op, a, b)
     if not isinstance(a, _PLAIN) or not isinstance(b, _PLAIN):
@@ -105,7 +109,11 @@ def binary(interp: Interpreter, op: str, a: Value, b: Value) -> Value:
     try:
         result = _PY[op](a, b)
     except (ArithmeticError, TypeError, ValueError) as e:
-        raise TorchError(type(e).__name__, str(e)) from None
+        message = str(e)
+        if isinstance(a, Size) or isinstance(b, Size):  # Python names the C type's tp_name
+            message = message.replace("'Size'", "'torch.Size'").replace('"Size"',
+                                                                        '"torch.Size"')
+        raise TorchError(type(e).__name__, message) from None
     if isinstance(result, complex):
         raise TorchError("UnsupportedError", "this gives a complex number, which the lab does "
                          "not support")
@@ -113,8 +121,8 @@ def binary(interp: Interpreter, op: str, a: Value, b: Value) -> Value:
             result.bit_length() > interp.limits.max_number_bits:
         raise LimitExceeded(f"this number is larger than {interp.limits.max_number_bits} bits, "
                             "the most the lab computes")
-    if isinstance(a, Size) and isinstance(result, tuple):
-        return Size(result)
+    if (isinstance(a, Size) or isinstance(b, Size)) and isinstance(result, tuple):
+        return Size(result)             # torch.Size's __add__, __radd__, __mul__, __rmul__
     return result
 
 

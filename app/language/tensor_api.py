@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.language.args import Signature, sizes
+from app.language.overloads import METHOD_OVERLOADS, overload_error
 from app.language.size import Size
 from app.language.values import BoundMethod, Builtin, Value, function_name, type_name
 from engine import dtypes, functions, hooks, op_errors
@@ -152,8 +153,9 @@ def set(interp: Interpreter, t: Tensor, name: str, value: Value) -> None:
 
 Impl = Callable[["Interpreter", Tensor, dict[str, Value]], Value]
 METHODS: dict[str, Builtin] = {}
+SIGNATURES: dict[str, Signature] = {}
 PYTHON_METHODS = frozenset({"backward", "register_hook", "register_post_accumulate_grad_hook",
-                            "detach_", "retain_grad"})
+                            "detach_", "retain_grad", "norm"})
 
 
 def method(name: str, spec: str) -> Callable[[Impl], Impl]:
@@ -162,6 +164,8 @@ def method(name: str, spec: str) -> Callable[[Impl], Impl]:
     # Python's argument errors; ATen's by their own.
     signature = Signature(f"Tensor.{name}" if name in PYTHON_METHODS else name, spec,
                           numpy=name not in PYTHON_METHODS and name != "norm")
+    overloads = METHOD_OVERLOADS.get(name)
+    SIGNATURES[name] = signature
 
     def register(impl: Impl) -> Impl:
         def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
@@ -171,6 +175,10 @@ def method(name: str, spec: str) -> Callable[[Impl], Impl]:
             except TorchError:
                 if name == "backward":        # the backward() call is what failed
                     interp.backward_failed = True
+                if overloads is not None:     # PyTorch's parser weighs every overload
+                    error = overload_error(name, overloads, args[1:], kwargs)
+                    if error is not None:
+                        raise error from None
                 raise
             if text is not None:
                 bound["__text__"] = text
@@ -821,5 +829,5 @@ def _element_size(interp: Interpreter, t: Tensor, a: Kwargs) -> int:
     return int(t.data.itemsize)
 
 
-__all__ = ["METHODS", "NON_LEAF_GRAD_WARNING", "data_alias", "detach", "get", "set",
+__all__ = ["METHODS", "NON_LEAF_GRAD_WARNING", "SIGNATURES", "data_alias", "detach", "get", "set",
            "torch_errors"]

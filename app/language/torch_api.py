@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from app.language.args import Signature, sizes
+from app.language.overloads import FUNCTION_OVERLOADS, overload_error
 from app.language.size import Size
-from app.language.tensor_api import METHODS, dtype_arg, extreme, tensor_arg
+from app.language.tensor_api import METHODS, SIGNATURES, dtype_arg, extreme, tensor_arg
 from app.language.values import (
     Builtin,
     ContextManager,
@@ -43,11 +44,19 @@ def function(name: str, spec: str, into: dict[str, Value] | None = None,
     signature = Signature(python_name or name, spec, python=python_name is not None,
                           numpy=python_name is None and prefix == "torch")
     table = TORCH_MEMBERS if into is None else into
+    overloads = FUNCTION_OVERLOADS.get(name) if prefix == "torch" and into is None else None
 
     def register(impl: Impl) -> Impl:
         def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
             text = kwargs.pop("__text__", None)
-            bound = signature.bind(args, kwargs)
+            try:
+                bound = signature.bind(args, kwargs)
+            except TorchError:
+                if overloads is not None:     # PyTorch's parser weighs every overload
+                    error = overload_error(name, overloads, args, kwargs)
+                    if error is not None:
+                        raise error from None
+                raise
             if text is not None:
                 bound["__text__"] = text
             return impl(interp, bound)
@@ -409,8 +418,12 @@ GENERATOR = _DefaultGenerator()
 # -- functions of tensors ------------------------------------------------------------------
 
 def _method_as_function(name: str, method_name: str | None = None) -> None:
-    """`torch.tanh(x)` is `x.tanh()`: the same node, the same arguments."""
+    """`torch.tanh(x)` is `x.tanh()`: the same node, the same arguments; an argument error
+    that the method's signature finds is the function's overloads' (`torch.sum(x, dims=0)`
+    lists `(Tensor input, ...)`)."""
     method = METHODS[method_name or name]
+    signature = SIGNATURES.get(method_name or name)     # None for an alias (`clip`)
+    overloads = FUNCTION_OVERLOADS.get(name) if signature is not None else None
 
     def call(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
         if "input" in kwargs:
@@ -421,9 +434,35 @@ def _method_as_function(name: str, method_name: str | None = None) -> None:
         if not isinstance(args[0], Tensor):
             raise TorchError("TypeError", f"{name}(): argument 'input' (position 1) must be "
                              f"Tensor, not {type_name(args[0])}")
-        return method.impl(interp, args, kwargs)
+        if name == "norm":
+            return _norm_function(interp, method, args, kwargs)
+        if overloads is None or signature is None:
+            return method.impl(interp, args, kwargs)
+        try:
+            return method.impl(interp, args, kwargs)
+        except TorchError:
+            given = {k: v for k, v in kwargs.items() if k != "__text__"}
+            try:                              # was it the arguments? (only on this path)
+                signature.bind(args[1:], dict(given))
+            except TorchError:
+                error = overload_error(name, overloads, args, given)
+                if error is not None:
+                    raise error from None
+            raise
 
     TORCH_MEMBERS[name] = Builtin(f"torch.{name}", call)
+
+
+def _norm_function(interp: Interpreter, method: Builtin, args: Args, kwargs: Kwargs) -> Value:
+    """`torch.norm` is a Python function of its own (torch/functional.py), which
+    `Tensor.norm` calls: its argument errors name `norm()`, the method's `Tensor.norm()`."""
+    try:
+        return method.impl(interp, args, kwargs)
+    except TorchError as e:
+        if e.message.startswith("Tensor.norm()"):
+            raise TorchError(e.type_name, e.message.replace("Tensor.norm()", "norm()", 1)
+                             ) from None
+        raise
 
 
 for _name in ("abs", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sigmoid",
@@ -564,7 +603,7 @@ def _make_size(interp: Interpreter, args: list[Value], kwargs: dict[str, Value])
     return Size(dims)
 
 
-TORCH_MEMBERS["Size"] = PyType("torch.Size", lambda v: type_name(v) == "Size", _make_size)
+TORCH_MEMBERS["Size"] = PyType("torch.Size", lambda v: type_name(v) == "torch.Size", _make_size)
 TORCH_MEMBERS["cuda"] = Namespace("torch.cuda", {
     "is_available": Builtin("torch.cuda.is_available", lambda interp, args, kwargs: False),
     "device_count": Builtin("torch.cuda.device_count", lambda interp, args, kwargs: 0),

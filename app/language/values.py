@@ -243,9 +243,9 @@ def other_repr(value: Value, addresses: Addresses) -> str:
     if isinstance(value, ClassBuiltin):
         return f"<class '{value.qualname}'>"
     if isinstance(value, Builtin):
-        return f"<built-in function {value.name.rsplit('.', 1)[-1]}>"
+        return builtin_repr(value, addresses)
     if isinstance(value, BoundMethod):
-        return f"<built-in method {value.method.name.rsplit('.', 1)[-1]} of object at {at}>"
+        return method_repr(value, addresses)
     if isinstance(value, PyType):
         return f"<class '{value.name}'>"
     if isinstance(value, Namespace):
@@ -264,6 +264,88 @@ def other_repr(value: Value, addresses: Addresses) -> str:
     return f"<object at {at}>"
 
 
+# What a function of the lab is in PyTorch 2.13, which decides how it prints: the ones
+# written in Python (`<function relu at 0x…>`) and the classes; the rest are C functions:
+# `torch.X` methods of the C type _VariableFunctionsClass (`<built-in method tanh of type
+# object at 0x…>`), the others built-in functions (`F.linear`, `math.sqrt`, `len`).
+PYTHON_FUNCTIONS = frozenset({
+    "torch.is_tensor", "torch.manual_seed", "torch.initial_seed", "torch.seed", "torch.norm",
+    "torch.cuda.is_available", "torch.cuda.device_count", "autograd.grad", "autograd.backward",
+    "torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "once_differentiable",
+    "torch.autograd.functional.jacobian", "torch.autograd.functional.hessian",
+    "torch.autograd.functional.vjp", "torch.autograd.functional.jvp",
+    "torch.autograd.functional.vhp", "torch.autograd.functional.hvp",
+    "torch.nn.functional.relu", "torch.nn.functional.sigmoid", "torch.nn.functional.tanh",
+    "torch.nn.functional.silu", "torch.nn.functional.leaky_relu", "torch.nn.functional.elu",
+    "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+    "torch.nn.functional.mse_loss", "torch.nn.functional.l1_loss",
+    "torch.nn.functional.smooth_l1_loss", "torch.nn.functional.huber_loss",
+    "torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss",
+    "torch.nn.functional.binary_cross_entropy_with_logits",
+    "torch.nn.functional.binary_cross_entropy", "torch.nn.functional.dropout",
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.init.uniform_", "torch.nn.init.normal_",
+    "torch.nn.init.zeros_", "torch.nn.init.ones_", "torch.nn.init.constant_",
+    "torch.nn.init.xavier_uniform_", "torch.nn.init.xavier_normal_",
+    "torch.nn.init.kaiming_uniform_", "torch.nn.init.kaiming_normal_"})
+CLASSES = {
+    "torch.no_grad": "torch.autograd.grad_mode.no_grad",
+    "torch.enable_grad": "torch.autograd.grad_mode.enable_grad",
+    "torch.inference_mode": "torch.autograd.grad_mode.inference_mode",
+    "torch.set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
+    "torch.device": "torch.device",
+    "torch.autograd.graph.saved_tensors_hooks": "torch.autograd.graph.saved_tensors_hooks",
+    "torch.autograd.graph.save_on_cpu": "torch.autograd.graph.save_on_cpu",
+    "torch.autograd.set_detect_anomaly": "torch.autograd.anomaly_mode.set_detect_anomaly",
+    "torch.autograd.detect_anomaly": "torch.autograd.anomaly_mode.detect_anomaly",
+    "range": "range", "zip": "zip", "enumerate": "enumerate", "type": "type",
+    "reversed": "reversed", "map": "map", "filter": "filter", "super": "super",
+    "staticmethod": "staticmethod"}
+# torch._C's functions that torch re-exports: built-in functions, not methods of a type
+TORCH_C_FUNCTIONS = frozenset({"torch.is_grad_enabled", "torch.is_inference_mode_enabled",
+                               "torch.get_default_dtype"})
+# Tensor methods written in Python (torch/_tensor.py): bound methods, not built-in ones
+TENSOR_PYTHON_METHODS = frozenset({"backward", "norm", "register_hook",
+                                   "register_post_accumulate_grad_hook"})
+
+
+def builtin_repr(value: Builtin, addresses: Addresses) -> str:
+    """`print(torch.tanh)`, `print(F.relu)`, `print(len)`, as PyTorch 2.13 prints them."""
+    short = value.name.rsplit(".", 1)[-1]
+    if value.name in CLASSES:
+        return f"<class '{CLASSES[value.name]}'>"
+    if value.name in PYTHON_FUNCTIONS:
+        return f"<function {short} at {addresses.of(value)}>"
+    if value.name.startswith("torch.") and value.name.count(".") == 1 and \
+            value.name not in TORCH_C_FUNCTIONS:
+        return f"<built-in method {short} of type object at {addresses.of(Namespace)}>"
+    return f"<built-in function {short}>"
+
+
+def method_owner(value: BoundMethod) -> str | None:
+    """The class that defines a bound method written in Python (`Module` for
+    `lin.parameters`, `Linear` for `lin.forward`), or None for a C method (`x.sum`)."""
+    receiver, short = value.receiver, value.method.name.rsplit(".", 1)[-1]
+    if isinstance(receiver, Tensor):
+        return "Tensor" if short in TENSOR_PYTHON_METHODS else None
+    if isinstance(receiver, RemovableHandle):
+        return "RemovableHandle"
+    if isinstance(receiver, FunctionClass):         # MyFn.apply, a classmethod
+        return "Function"
+    owner = getattr(receiver, "lab_method_owner", None)
+    return str(owner(value.method.name)) if callable(owner) else None
+
+
+def method_repr(value: BoundMethod, addresses: Addresses) -> str:
+    """`print(x.sum)`: a C method names its receiver's type; a Python one is
+    `<bound method Class.name of repr(receiver)>`."""
+    short = value.method.name.rsplit(".", 1)[-1]
+    owner = method_owner(value)
+    if owner is None:
+        return (f"<built-in method {short} of {type_name(value.receiver)} object at "
+                f"{addresses.of(value.receiver)}>")
+    return f"<bound method {owner}.{short} of {py_repr(value.receiver, addresses)}>"
+
+
 def py_str(value: Value, addresses: Addresses) -> str:
     """`str(value)`: a string is itself, a value with a `lab_str` (a device: `cpu`) that;
     everything else prints as its repr."""
@@ -279,8 +361,8 @@ def type_name(value: Value) -> str:
         return "bool"
     if isinstance(value, Tensor):
         return "Parameter" if value.is_parameter else "Tensor"
-    if isinstance(value, Size):
-        return "Size"
+    if isinstance(value, Size):             # a C type's tp_name, as Python's messages write it
+        return "torch.Size"
     if isinstance(value, (int, float, str, list, tuple, dict, range)) or value is None:
         return type(value).__name__
     if isinstance(value, FunctionNode):
@@ -290,15 +372,18 @@ def type_name(value: Value) -> str:
     if isinstance(value, (UserFunction, LambdaFunction)):
         return "function"
     if isinstance(value, Builtin):
-        return "builtin_function_or_method"
+        if value.name in CLASSES:
+            return "type"
+        return "function" if value.name in PYTHON_FUNCTIONS else "builtin_function_or_method"
     if isinstance(value, BoundMethod):      # C methods of tensors and lists, else Python's
-        return "builtin_function_or_method" if isinstance(
-            value.receiver, (Tensor, list, dict, str)) else "method"
+        return "builtin_function_or_method" if method_owner(value) is None else "method"
     if isinstance(value, Namespace):
         return "module"
     if isinstance(value, DType):
-        return "dtype"
+        return "torch.dtype"
     name = getattr(value, "lab_type_name", None)
+    if name == "device":
+        return "torch.device"
     return str(name) if name else type(value).__name__
 
 
