@@ -140,7 +140,7 @@ def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: f
 def _optim_kernels() -> Any:
     """The compiled build's C Adam step (Note [Adam in C]), or None."""
     try:
-        from engine import optim_kernels  # type: ignore[attr-defined]
+        import engine.optim_kernels as optim_kernels  # type: ignore[import-not-found]
     except ImportError:
         return None
     return optim_kernels

@@ -48,7 +48,7 @@ F64: Final = np.dtype(np.float64)
 def _sleef_kernels() -> Any:
     """The compiled build's C kernels (Note [The kernels in C]), or None."""
     try:
-        from engine.functions import sleef_kernels  # type: ignore[attr-defined]
+        import engine.functions.sleef_kernels as sleef_kernels  # type: ignore[import-not-found]
     except ImportError:
         return None
     return sleef_kernels
