@@ -14,6 +14,7 @@ so a loop of a thousand steps is fine.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, fields, replace
 
 
@@ -46,3 +47,20 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+class RunClock:
+    """One run's time against `max_seconds`: the time since it began, less the time it
+    spent waiting for a slow reader of its pieces. A browser taking in a big trace reads
+    slowly, and the run waits for it (app/trace/build.py `trace_events`); that wait is the
+    reader's, not the program's, and must not end the program as too slow."""
+
+    __slots__ = ("started", "waited")
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.waited = 0.0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started - self.waited
+

@@ -19,7 +19,6 @@ grad in between (`requires_grad_()`, a new module), which can name a leaf alread
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -57,7 +56,7 @@ from app.language.values import (
     py_str,
     type_name,
 )
-from app.limits import LimitExceeded, Limits
+from app.limits import LimitExceeded, Limits, RunClock
 from engine import op_errors
 from engine.context import AutogradContext, NodeLimitExceeded, TensorTooLarge
 from engine.errors import TorchError
@@ -110,7 +109,8 @@ CONTINUE = _Signal()
 class Interpreter:
     """The state of one program run."""
 
-    def __init__(self, program: ir.Program, limits: Limits, emit: Emit) -> None:
+    def __init__(self, program: ir.Program, limits: Limits, emit: Emit,
+                 clock: RunClock | None = None) -> None:
         from app.language import builtins, torch_api
 
         self.program = program
@@ -132,7 +132,7 @@ class Interpreter:
         self.in_backward = 0
         self.backward_failed = False      # the error came out of a backward or grad call
         self.in_hook = 0
-        self.started = time.monotonic()
+        self.clock = clock or RunClock()
         self.spans: list[ir.Span] = []
         self.error_span: ir.Span | None = None   # where the error that stops the run is
         self.untracked: set[tuple[str, str]] = set()
@@ -203,7 +203,7 @@ class Interpreter:
             raise LimitExceeded(f"the program executed more than {self.limits.max_statements} "
                                 "statements")
         if self.statements % 256 == 0 and \
-                time.monotonic() - self.started > self.limits.max_seconds:
+                self.clock.elapsed() > self.limits.max_seconds:
             raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
                                 "seconds")
 
@@ -213,7 +213,7 @@ class Interpreter:
             raise LimitExceeded(f"the program's loops ran more than "
                                 f"{self.limits.max_iterations} iterations in all")
         if self.iterations % 256 == 0 and \
-                time.monotonic() - self.started > self.limits.max_seconds:
+                self.clock.elapsed() > self.limits.max_seconds:
             raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
                                 "seconds")
 
@@ -547,7 +547,7 @@ class Interpreter:
         self._warnings(span.line)
 
     def tick_pop(self) -> None:
-        if time.monotonic() - self.started > self.limits.max_seconds:
+        if self.clock.elapsed() > self.limits.max_seconds:
             raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
                                 "seconds")
 

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -22,7 +23,7 @@ from app.language.export import as_pytorch
 from app.language.interpreter import Interpreter
 from app.language.parse import SourceError, parse
 from app.language.program import Program
-from app.limits import DEFAULT_LIMITS, Limits
+from app.limits import DEFAULT_LIMITS, Limits, RunClock
 from app.trace.document import (
     Dependencies,
     ErrorInfo,
@@ -59,11 +60,13 @@ def program_info(source: str, program: Program, leaves: list[str]) -> ProgramInf
 
 
 def run(source: str, limits: Limits, send: Send, seed: int | None = None,
-        scheduler: Scheduler = "ready_queue", passes_from: int = 0) -> None:
+        scheduler: Scheduler = "ready_queue", passes_from: int = 0,
+        clock: RunClock | None = None) -> None:
     """Parse and run one program, sending the document's pieces; the last is `done`.
     `scheduler` is a setting of the run (its AutogradContext's), which every backward
     and autograd.grad call of the program then uses; `passes_from` is the first pass
-    kept in full (Note [Passes kept in full])."""
+    kept in full (Note [Passes kept in full]); `clock` is the run's time against its
+    budget, when its sender may wait for a reader."""
     try:
         program = parse(source, limits)
     except SourceError as e:
@@ -75,7 +78,7 @@ def run(source: str, limits: Limits, send: Send, seed: int | None = None,
     finished = _HoldDone(send)
     builder = PieceBuilder(finished.send, KeptPasses(limits, passes_from))
     lenses = Lenses(builder.emit, send, builder.keeps_this_pass)
-    interpreter = Interpreter(program, limits, lenses.emit)
+    interpreter = Interpreter(program, limits, lenses.emit, clock)
     interpreter.keeps_next_pass = builder.keeps_next_pass
     interpreter.keeps_next_update = builder.keeps_next_update
     if seed is not None:
@@ -190,21 +193,33 @@ def trace_events(source: str, limits: Limits = DEFAULT_LIMITS,
     instead of piling up memory); closing the iterator stops the run."""
     pieces: queue.Queue[TraceEvent | None] = queue.Queue(QUEUE_PIECES)
     cancelled = threading.Event()
+    clock = RunClock()
 
     def send(kind: str, piece: Piece) -> None:
-        while True:
-            if cancelled.is_set():
-                raise _Cancelled
-            try:
-                pieces.put((kind, piece), timeout=0.1)
-                return
-            except queue.Full:
-                continue
+        if cancelled.is_set():
+            raise _Cancelled
+        try:
+            pieces.put_nowait((kind, piece))
+            return
+        except queue.Full:
+            pass
+        began = time.monotonic()        # the reader's time, not the program's (RunClock)
+        try:
+            while True:
+                if cancelled.is_set():
+                    raise _Cancelled
+                try:
+                    pieces.put((kind, piece), timeout=0.1)
+                    return
+                except queue.Full:
+                    continue
+        finally:
+            clock.waited += time.monotonic() - began
 
     def work() -> None:
         try:
             with GC_PAUSE:
-                run(source, limits, send, seed, scheduler, passes_from)
+                run(source, limits, send, seed, scheduler, passes_from, clock)
         except _Cancelled:
             pass
         finally:
