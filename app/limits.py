@@ -37,6 +37,7 @@ class Limits:
     max_seconds: float = 10.0           # time budget for one program
     max_full_passes: int = 60           # passes kept in full in the trace; others summed up
     max_full_values: int = 20_000       # ... while the values they show stay under this
+    max_full_steps: int = 5_000         # a kept pass's first steps in full; the rest summed up
 
     @classmethod
     def names(cls) -> list[str]:

@@ -241,6 +241,23 @@ def test_passes_past_max_full_passes_are_summarized() -> None:
     assert trace.grads == {"x": 2.0 * 62}                    # d(2x)/dx, accumulated 62 times
 
 
+
+def test_a_long_pass_keeps_its_first_max_full_steps_steps_in_full() -> None:
+    """A pass of more pops than max_full_steps keeps the first ones in full and lists the
+    rest (name, seq, leaf), in PyTorch's order; its graph and the final .grad stay whole."""
+    source = ("import torch\na = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.1)\n"
+              "for t in range(40):\n    h = torch.tanh(a * h + 0.01)\nh.backward()\n")
+    whole = run_source(source)
+    cut = run_source(source, Limits(max_full_steps=50))
+    assert cut.error is None and whole.error is None
+    (p,), (q,) = cut.passes, whole.passes
+    assert (p.steps_kept, q.steps_kept) == (50, Limits().max_full_steps)
+    assert p.steps[:50] == q.steps[:50]
+    assert p.steps[50:] == [{"name": s["name"], "seq": s["seq"], "leaf": s["leaf"]}
+                            for s in q.steps[50:]]
+    assert len(p.steps) == 121 and p.graph == q.graph
+    assert cut.grads == whole.grads and cut.grads["a"] != 0
+
 # -- nothing the user types is executed by Python ---------------------------------------------
 
 # Python's ways to run text or load code; `ast.parse`, `ast.literal_eval`, `re.compile` and the

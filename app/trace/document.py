@@ -178,6 +178,9 @@ class Pass(BaseModel):
     dependencies: dict[str, int] = {}           # by node id, as JSON writes object keys
     steps: list[Step] = Field([], description="every pop, in order (a summarized pass's "
                               "with the contract's fields only: name, seq and leaf)")
+    steps_kept: int = Field(0, description="how many of the steps, from the first, are kept "
+                            "in full (max_full_steps of a kept pass, 0 for a summarized one); "
+                            "the others keep only name, seq and leaf")
     returned: list[Returned] | None = Field(None, description="a grad pass: what "
                                             "autograd.grad returned, one per input")
 

@@ -19,6 +19,16 @@ a pass and keeps 4, the same with Adam 9,370 and keeps 3. MEASURED on that MLP t
 200 steps (compiled build, callgrind, before this rule): 1,828 million instructions with
 60 passes in full, two thirds of them printing values, against 653 million with none, and
 an 11 MB document (190 kB a pass) for the page to take in.
+
+# Note [Steps kept in full]
+A kept pass keeps its first `max_full_steps` steps in full and only the pops of the rest
+(`Pass.steps_kept` says where that is). One pass can be very long: bench/programs.py's
+10,000-step recurrence pops 30,001 nodes in its one backward. Kept whole, its document was
+20 MB (10 MB of steps), which Chromium took in so slowly that the streaming run, waiting
+for it, went past its time limit at step 20,374; a student does not step through more than
+a few thousand pops of one pass, and the pass's graph, its last `.grad` and the order of
+all its pops stay in the document. MEASURED (compiled, best of 3): that trace, 0.63 s
+whole, XXX with 5,000 steps in full.
 """
 
 from __future__ import annotations
@@ -33,12 +43,13 @@ from app.limits import Limits
 class KeptPasses:
     """The window of passes one trace keeps in full, decided pass by pass as they start."""
 
-    __slots__ = ("first", "max_passes", "max_values", "passes", "values")
+    __slots__ = ("first", "max_passes", "max_steps", "max_values", "passes", "values")
 
     def __init__(self, limits: Limits, passes_from: int = 0) -> None:
         self.first = passes_from
         self.max_passes = limits.max_full_passes
         self.max_values = limits.max_full_values
+        self.max_steps = limits.max_full_steps
         self.passes = 0         # passes kept so far
         self.values = 0         # the values they showed
 

@@ -145,7 +145,8 @@ class PieceBuilder:
                 Pass, output=event.output, kind=event.kind, index=self.passes,
                 line=event.line, iteration=event.iteration, retain_graph=event.retain_graph,
                 create_graph=event.create_graph, summarized=self.summarized, graph=None,
-                dependencies={}, steps=[], returned=None))]
+                dependencies={}, steps=[], returned=None,
+                steps_kept=0 if self.summarized else self.kept.max_steps))]
         elif isinstance(event, GraphRecorded):
             if not self.summarized:
                 self.waiting.append(("graph", graph_model(event, self.texts, self.kept)))
@@ -206,7 +207,7 @@ class PieceBuilder:
                 self.send(kind, piece)
             self.waiting = []
         self.steps += 1
-        if self.summarized:
+        if self.summarized or self.steps > self.kept.max_steps:    # Note [Steps kept in full]
             self.send("step", cast(Step, {"name": e.name, "seq": e.seq, "leaf": e.leaf}))
             return
         self.send("step", self.step_model(e))

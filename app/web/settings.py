@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     max_seconds: float = Limits.max_seconds
     max_full_passes: int = Limits.max_full_passes
     max_full_values: int = Limits.max_full_values
+    max_full_steps: int = Limits.max_full_steps
     # Rooms (instructor demo mode): in-process unless LAB_REDIS_URL names a Redis server.
     redis_url: str | None = Field(None, description="redis://HOST:PORT/DB: rooms shared by "
                                                     "every server process that names it")

@@ -4,10 +4,12 @@
 
 import { isAccumulate, isVector, listing, nodeLabel, operand, plural, short, targetLabel } from './labels.js';
 import { callText, hooksSentence, ranWith, recordedBy, returnedText, sentReplaced, stale, staleText } from './course.js';
+import { fullSteps } from './store.js';
 
 /** {sentence, detail} for the frame the page shows. */
 export function explainFrame(frame, run) {
   if (!frame.graph) return frame.pass?.summarized ? explainSummary(frame, run) : explainNoGraph(run);
+  if (frame.tail) return explainTail(frame);
   if (frame.end) return explainEnd(frame, run);
   if (frame.optimizer) return explainOptimizer(frame);
   if (frame.j < 0) return explainStart(frame, run);
@@ -50,6 +52,17 @@ function explainSummary(frame, run) {
   return {
     sentence: `Pass ${frame.passIndex + 1}, ${callText(pass)} (line ${pass.line}), is summarized: this trace keeps ${window} step by step, as many as fit the lab's limits. Step through this pass to see it in full.`,
     detail: `The trace keeps its ${pass.steps.length} pops in order (node, sequence number, leaf), not its graph, gradients or .grad values.`,
+  };
+}
+
+/** After the last step a long pass keeps in full: its later pops, listed (Note [Steps kept
+ * in full] in app/trace/kept.py). */
+function explainTail(frame) {
+  const pass = frame.pass;
+  const full = fullSteps(pass);
+  return {
+    sentence: `${callText(pass)} (line ${pass.line}) popped ${pass.steps.length} nodes; this trace keeps its first ${full} step by step, as many as fit the lab's limits. Pops ${full + 1}–${pass.steps.length} follow in order.`,
+    detail: 'For them the trace keeps the node, its sequence number and its leaf, not the gradients; the .grad values after the last pop come next.',
   };
 }
 
@@ -227,6 +240,12 @@ function explainEnd(frame, run) {
     return { sentence: `After the last backward(), the program sets ${listing(reset)}: the gradients are forgotten.`,
              detail: 'A later backward() would write .grad afresh (a first write) instead of adding to it.' };
   }
+  const last = run.passes.at(-1);
+  if (!last.summarized && last.steps.length > fullSteps(last)) {
+    const grads = frame.leaves.filter((l) => l.grad !== null).map((l) => `${l.name}.grad = ${short(l.grad)}`);
+    return { sentence: `After its last pop, ${callText(last)} has left ${grads.length ? listing(grads) : 'no .grad written'}.`,
+             detail: 'These are the values after the pops the trace only lists.' };
+  }
   return { sentence: 'After the last backward(), the program changed .grad.', detail: '' };
 }
 
@@ -268,7 +287,7 @@ export function gradChanges(run) {
   const before = {};
   const after = {};
   for (const step of run.passes.at(-1).steps) {
-    if (step.leaf === null || step.error) continue;
+    if (step.leaf === null || step.error || !('grad_after' in step)) continue;
     if (!(step.leaf in before)) before[step.leaf] = step.grad_before_text;
     after[step.leaf] = step.grad_after_text;
   }

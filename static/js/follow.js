@@ -2,7 +2,7 @@
 // The presenter sends its frame, {source, pass, step, settings}, never pixels; the page
 // traces `source` itself and moves its own step index (store.js's timeline) to that frame.
 
-import { fold, shownStep, timeline } from './store.js';
+import { fold, fullSteps, shownStep, timeline } from './store.js';
 
 /** Settings a follower takes from the presenter; the theme stays the device's own. */
 export const FOLLOWED_SETTINGS = ['speed', 'retain'];
@@ -67,6 +67,10 @@ export function globalStep(run, pass, step) {
     const k = after[Math.min(step - pops, after.length) - 1];
     if (k !== undefined) return k;
   }
+  if (step > fullSteps(run.passes[p])) {         // among the pops a long pass only lists
+    const tail = t.places.findIndex((place) => place.p === p && place.tail);
+    if (tail >= 0) return tail;
+  }
   const j = Math.min(Math.max(0, step), pops) - 1;
   const k = t.places.findIndex((place) => place.p === p && place.j === j && !place.end
     && place.optimizer === undefined);
@@ -92,6 +96,7 @@ export function passStep(run, k) {
   if (place.end || place.optimizer !== undefined) {
     return { pass: place.p, step: pops + 1 + afterPops(t, place.p).indexOf(i) };
   }
+  if (place.tail) return { pass: place.p, step: place.j + 2 };
   return { pass: place.p, step: place.j + 1 };
 }
 

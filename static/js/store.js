@@ -111,6 +111,14 @@ export function fold(run, kind, data) {
 // -- the timeline: step 0 is before the first pop; then one frame per pop, and before each
 // later backward() call's first pop one frame for its start (a new graph, counts again).
 // A summarized pass (past the lab's max_full_passes: no graph, no gradients) is one frame --
+// A kept pass longer than the lab's max_full_steps keeps only the pops of its later steps
+// (Note [Steps kept in full]): after its last full step, one frame (`tail`) lists them.
+
+/** How many of a pass's steps, from the first, the trace keeps in full. */
+export function fullSteps(pass) {
+  if (pass.summarized) return 0;
+  return Math.min(pass.steps.length, pass.steps_kept ?? pass.steps.length);
+}
 
 const timelines = new WeakMap();
 
@@ -121,7 +129,9 @@ export function timeline(run) {
   let pops = 0;
   run.passes.forEach((pass, p) => {
     places.push({ p, j: -1 });
-    if (!pass.summarized) pass.steps.forEach((_, j) => places.push({ p, j }));
+    const full = fullSteps(pass);
+    for (let j = 0; j < full; j++) places.push({ p, j });
+    if (!pass.summarized && pass.steps.length > full) places.push({ p, j: full - 1, tail: true });
     pops += pass.steps.length;
     // Each optimizer.step() that consumed this pass's gradients: one frame after its pops.
     (run.optimizer_steps ?? []).forEach((o, optimizer) => {
@@ -139,6 +149,7 @@ export function timeline(run) {
 /** Whether the program changed something after its last pop (`w.grad = None`, an error in a
  * later backward() call): then the timeline ends with one more frame showing it. */
 function endDiffers(run) {
+  if (run.passes.some((pass) => !pass.summarized && pass.steps.length > fullSteps(pass))) return true;
   const lastStep = run.passes.at(-1).steps.at(-1);
   if (run.error && !(lastStep && lastStep.error)) return true;
   const written = lastWrites(run.passes, Infinity);
@@ -191,7 +202,8 @@ function buildFrame(run, k) {
                   pass, graph: pass?.graph ?? null, j: place.j, step: null, prevQueue: [],
                   queue: [], nodes: new Map(), edges: new Map(), leaves: [], byId: new Map(),
                   optimizer: place.optimizer === undefined ? null : run.optimizer_steps[place.optimizer] };
-  const after = place.end || frame.optimizer !== null;   // the pass's pops are all behind
+  frame.tail = Boolean(place.tail);
+  const after = place.end || frame.optimizer !== null || frame.tail;   // the pass's pops are all behind
   if (!pass || !pass.graph) return frame;
   const graph = pass.graph;
   graph.nodes.forEach((n) => frame.byId.set(n.id, n));
@@ -202,7 +214,8 @@ function buildFrame(run, k) {
                       freed: new Set(n.saved.filter((s) => s.released).map((s) => s.name)),
                       queuePos: null, fresh: false, justFreed: new Set() });
   }
-  const j = place.j;
+  const j = Math.min(place.j, fullSteps(pass) - 1);   // the steps kept in full
+  frame.j = j;
   for (let s = 0; s <= j; s++) {
     const step = pass.steps[s];
     const current = s === j && !after;
@@ -267,8 +280,9 @@ function leafGrad(run, place, k, globalStart, leaf) {
   const offset = globalStart < 0 ? 0 : globalStart;
   let before = null;
   let found = null;
+  const full = fullSteps(pass);
   pass.steps.forEach((step, j) => {
-    if (step.leaf !== leaf || step.error) return;
+    if (step.leaf !== leaf || step.error || j >= full) return;
     if (offset + j <= k) found = { step, current: j === place.j && place.optimizer === undefined };
     else if (before === null) before = { step };
   });

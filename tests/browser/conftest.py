@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 
 from app.web.app import create_app
+from app.web.settings import Settings
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -29,12 +30,12 @@ pytestmark = pytest.mark.browser
 
 
 @contextmanager
-def live_server() -> Iterator[str]:
+def live_server(settings: Settings | None = None) -> Iterator[str]:
     """The app served by uvicorn on a free loopback port, in a thread: its base URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

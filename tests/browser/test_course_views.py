@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from app.limits import DEFAULT_LIMITS
+from app.limits import DEFAULT_LIMITS, Limits
 from app.presets import preset
 from app.trace import Trace, run_source
+from app.web.settings import Settings
 
-from .conftest import Watch, counter, new_page, program_url, wait_done
+from .conftest import Watch, counter, live_server, new_page, program_url, wait_done
 from .test_lab_page import short
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -100,6 +101,33 @@ def test_a_summarized_pass_says_so_and_lists_its_pops(page: Any, server_url: str
     page.select_option("#pass-pick", "0")
     expect(page.locator("#pass-summary")).to_be_hidden()
     assert page.locator("svg#graph .node").count() == len(trace.passes[0].graph.nodes)  # type: ignore[union-attr]
+
+
+def test_a_long_pass_lists_the_pops_past_those_it_keeps_in_full(browser: Any, watch: Any) -> None:
+    """Past max_full_steps, one frame lists the pass's later pops in order; the frame after
+    it shows the .grad the whole pass left (Note [Steps kept in full])."""
+    text = ("import torch\na = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.1)\n"
+            "for t in range(40):\n    h = torch.tanh(a * h + 0.01)\nh.backward()\n")
+    trace = run_source(text, Limits(max_full_steps=50))
+    (p,) = trace.passes
+    page = new_page(browser, watch)
+    with live_server(Settings(max_full_steps=50)) as base:
+        page.goto(program_url(base, text, step=0))
+        wait_done(page)
+        expect(page.locator("#counter")).to_have_text("step 0 of 52")   # start, 50 pops, list
+        page.keyboard.press("End")
+        expect(page.locator("#sentence")).to_contain_text(f"a.grad = {trace.grads['a']}")
+        page.keyboard.press("ArrowLeft")
+        expect(page.locator("#pass-summary")).to_be_visible()
+        assert page.locator("#pass-summary li").all_text_contents() == [
+            f"AccumulateGrad({s['leaf']})" if s["leaf"] else f"{s['name']} #{s['seq']}"
+            for s in p.steps[50:]]
+        expect(page.locator("#sentence")).to_contain_text("popped 121 nodes; this trace keeps "
+                                                          "its first 50 step by step")
+        page.keyboard.press("ArrowLeft")                # the last step kept in full
+        expect(page.locator("#pass-summary")).to_be_hidden()
+        expect(page.locator("#sentence")).to_contain_text(p.steps[49]["name"])
+    page.context.close()
 
 
 def test_a_summarized_pass_can_be_stepped_through(page: Any, server_url: str) -> None:

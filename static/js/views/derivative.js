@@ -6,7 +6,7 @@
 // draws them. It follows the running node unless a node is picked.
 
 import * as api from '../api.js';
-import { frameAt, shownStep } from '../store.js';
+import { frameAt, fullSteps, shownStep } from '../store.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 260;
@@ -131,7 +131,8 @@ export function render(root, state) {
 function explained(frame) {
   let got = passSteps.get(frame.pass);
   if (!got) {
-    const steps = new Map(frame.pass.steps.filter((s) => kinds.has(s.name)).map((s) => [s.node, s]));
+    const steps = new Map(frame.pass.steps.slice(0, fullSteps(frame.pass))
+      .filter((s) => kinds.has(s.name)).map((s) => [s.node, s]));
     const options = [['', 'the running node'], ...[...steps.keys()].map((n) => [String(n), label(frame.byId.get(n))])];
     got = { steps, options };
     passSteps.set(frame.pass, got);
