@@ -56,14 +56,15 @@ function dispatch(action) {
 /** The network views (heatmaps, modules, the optimizer) load only for a run with a tensor,
  * a module or an optimizer step: a scalar program's page never fetches them.
  * <body data-network> says where they are ('loading', 'ready'). */
-const needs = new WeakMap();
+const needs = new WeakMap();    // by graph: a run is a new object at every streamed step
 
 function needsNetwork(run) {
-  if (!needs.has(run)) {
-    needs.set(run, run.optimizer_steps?.length > 0 || run.passes.some((p) => p.graph
-      && (p.graph.bands?.length > 0 || p.graph.nodes.some((n) => n.shape.length > 0))));
-  }
-  return needs.get(run);
+  return run.optimizer_steps?.length > 0 || run.passes.some((p) => p.graph && graphNeedsNetwork(p.graph));
+}
+
+function graphNeedsNetwork(graph) {
+  if (!needs.has(graph)) needs.set(graph, graph.bands?.length > 0 || graph.nodes.some((n) => n.shape.length > 0));
+  return needs.get(graph);
 }
 
 function loadNetwork() {
