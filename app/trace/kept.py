@@ -27,8 +27,10 @@ A kept pass keeps its first `max_full_steps` steps in full and only the pops of 
 20 MB (10 MB of steps), which Chromium took in so slowly that the streaming run, waiting
 for it, went past its time limit at step 20,374; a student does not step through more than
 a few thousand pops of one pass, and the pass's graph, its last `.grad` and the order of
-all its pops stay in the document. MEASURED (compiled, best of 3): that trace, 0.63 s
-whole, XXX with 5,000 steps in full.
+all its pops stay in the document. MEASURED (compiled, best of 5): that trace takes 0.63 s
+and 20 MB whole, 0.54 s and 13 MB with 5,000 steps in full (the graph of 30,001 nodes is
+most of what is left). Chromium then took 24 s to draw it; drawing only the nodes in view
+would be the next step.
 """
 
 from __future__ import annotations
