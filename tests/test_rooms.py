@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from app.presets import Preset, preset
+from app.rooms.models import AnswerSubmit, ViewState
 from app.rooms.polls import next_pop
 from app.trace import run_source
 
@@ -375,3 +376,19 @@ def test_serve_with_workers_needs_redis() -> None:
                            "--workers", "2", "--port", "1"], env=env, capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 2 and "needs LAB_REDIS_URL" in done.stderr
+
+
+@pytest.mark.parametrize("value", [3, 3.0])
+def test_a_view_state_takes_a_whole_number_as_json_writes_it(value: Any) -> None:
+    """JSON Schema's "integer" (what /docs says) takes 3.0; the lab does too."""
+    state = ViewState.model_validate({"source": "", "pass": value, "step": value})
+    assert (state.pass_, state.step) == (3, 3) and type(state.pass_) is int
+    answer = AnswerSubmit.model_validate({"device": "abcdefgh", "node": value})
+    assert answer.node == 3 and type(answer.node) is int
+
+
+@pytest.mark.parametrize("value", [True, "3", 2.5, -1.0])
+def test_a_view_state_refuses_what_is_not_a_whole_number(value: Any) -> None:
+    with pytest.raises(ValueError, match="pass"):
+        ViewState.model_validate({"source": "", "pass": value})
+

@@ -8,11 +8,22 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 MAX_SOURCE_CHARS = 64_000       # Limits.max_source_bytes: a longer program could not run
 MAX_SETTINGS = 16
 Setting = str | int | float | bool | None
+
+
+def _whole(value: object) -> object:
+    """JSON has one kind of number, and JSON Schema's "integer" takes 3.0 as 3; a bool or a
+    string is still refused (the field is strict)."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole), Strict()]
 
 
 class ViewState(BaseModel):
@@ -23,9 +34,9 @@ class ViewState(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
     source: str = Field(max_length=MAX_SOURCE_CHARS, description="the program's text")
-    pass_: int = Field(0, alias="pass", ge=0, le=10_000_000, strict=True,
+    pass_: WholeNumber = Field(0, alias="pass", ge=0, le=10_000_000,
                        description="backward call, from 0")
-    step: int = Field(0, ge=0, le=10_000_000, strict=True,
+    step: WholeNumber = Field(0, ge=0, le=10_000_000,
                       description="pops done within that call")
     settings: Annotated[dict[Annotated[str, Field(max_length=40)], Setting],
                         Field(max_length=MAX_SETTINGS)] = Field(
@@ -84,7 +95,7 @@ class PollCreated(BaseModel):
 class AnswerSubmit(BaseModel):
     device: str = Field(pattern=r"^[A-Za-z0-9_-]{8,64}$",
                         description="a random id the device keeps: one answer per device")
-    node: int = Field(strict=True, description="the candidate chosen")
+    node: WholeNumber = Field(description="the candidate chosen")
 
 
 class AnswerReceived(BaseModel):
