@@ -29,8 +29,8 @@ for it, went past its time limit at step 20,374; a student does not step through
 a few thousand pops of one pass, and the pass's graph, its last `.grad` and the order of
 all its pops stay in the document. MEASURED (compiled, best of 5): that trace takes 0.63 s
 and 20 MB whole, 0.54 s and 13 MB with 5,000 steps in full (the graph of 30,001 nodes is
-most of what is left). Chromium then took 24 s to draw it; drawing only the nodes in view
-would be the next step.
+most of what is left); the page draws the nodes near its view (Note [Vast graphs] in
+static/js/views/graph.js).
 """
 
 from __future__ import annotations

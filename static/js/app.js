@@ -206,9 +206,22 @@ async function run({ step = 0, play = false, note = null, passesFrom = 0, seed =
   waitingForFirstStep = play;
   if (state.ui.marked) dispatch({ type: 'ui', ui: { marked: null } });
   dispatch({ type: 'run-start', source, step, playing: play, note, passesFrom });
+  // The steps that one read of the stream brings are folded in together: folded one by one,
+  // each copied the pass's steps so far (a pass of 30,001 pops copied 450 million).
+  let pending = [];
+  const flush = () => {
+    if (pending.length && !controller.signal.aborted) dispatch({ type: 'event', kind: 'steps', data: pending });
+    pending = [];
+  };
   try {
     await api.streamTrace(source, (kind, data) => {
       if (controller.signal.aborted) return;
+      if (kind === 'step') {
+        if (!pending.length) queueMicrotask(flush);
+        pending.push(data);
+        return;
+      }
+      flush();
       dispatch({ type: 'event', kind, data });
       if (kind === 'done') {
         dispatch({ type: 'step', step: toPass === null ? state.step : passes.passStart(state.run, toPass) });

@@ -90,6 +90,8 @@ export function fold(run, kind, data) {
       return { ...run, passes: withLast({ dependencies: data.dependencies }) };
     case 'step':
       return { ...run, passes: withLast({ steps: [...passes[last].steps, data] }) };
+    case 'steps':                  // steps that came together (app.js): one copy, not one each
+      return { ...run, passes: withLast({ steps: [...passes[last].steps, ...data] }) };
     case 'results':
       return { ...run, passes: withLast({ returned: data.returned }) };
     case 'console':

@@ -321,3 +321,44 @@ def test_a_step_glows_and_sends_its_dots_but_a_quick_one_does_not(big: Any) -> N
     expect(big.locator("#counter")).to_have_text(f"step 4 of {len(popped)}")
     assert quick["glows"] == 0 and quick["dots"] == 0, quick
     assert quick["running"] == 1 and quick["current"] == len(popped[3]["sent"]), quick
+
+
+def test_a_vast_graph_draws_the_nodes_near_the_view(browser: Any, watch: Watch,
+                                                    server_url: str) -> None:
+    """Note [Vast graphs]: a recurrence of 700 steps records 2,101 nodes; the view draws
+    those near it, the running node among them, and more where the overview sends it."""
+    text = ("import torch\na = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.1)\n"
+            "for t in range(700):\n    h = torch.tanh(a * h + 0.01)\nh.backward()\n")
+    trace = run_source(text)
+    (p,) = trace.passes
+    assert p.graph is not None
+    ids = {n["id"] for n in p.graph.nodes}
+    assert len(ids) == 2101
+    page = sized(browser, watch, 1440, 900)
+    try:
+        page.goto(program_url(server_url, text, step=0))
+        wait_done(page)
+        page.wait_for_selector("svg#graph .node")
+        g = geometry(page)
+        drawn = {n["id"] for n in g["nodes"]}
+        assert 0 < len(drawn) < 300 and drawn <= ids
+        assert int(page.locator("svg#graph").get_attribute("data-drawn") or 0) == len(drawn)
+        assert any(inside(n, g["wrap"]) for n in g["nodes"])
+        page.locator("#stage").focus()
+        for k, step in enumerate(p.steps[:4], start=1):
+            page.keyboard.press("ArrowRight")
+            expect(page.locator("#counter")).to_have_text(f"step {k} of {len(p.steps)}")
+            running = [n for n in geometry(page)["nodes"] if n["running"]]
+            assert [n["id"] for n in running] == [step["node"]]
+            assert inside(running[0], g["wrap"])
+        m = geometry(page)["minimap"]           # (where it is now: the text above it grew)
+        assert m is not None
+        page.mouse.click(m["x"] + m["w"] * 0.5, m["y"] + m["h"] * 0.95)   # near the leaf
+        page.wait_for_function(
+            "(n) => Number(document.querySelector('svg#graph').dataset.drawn) > n", arg=len(drawn))
+        later = geometry(page)
+        assert {n["id"] for n in later["nodes"]} > drawn
+        assert any(inside(n, later["wrap"]) for n in later["nodes"] if n["id"] not in drawn)
+    finally:
+        page.context.close()
+    assert not watch.errors, watch.errors

@@ -11,6 +11,8 @@ import { COL, NODE_H, NODE_W, ROW, TWIN, bezier, edgeControls, tAtY } from './ge
 const SVG = 'http://www.w3.org/2000/svg';
 const CHARS = 22;               // monospace characters that fit across a node
 const BIG = 60;                 // nodes: above this, no transitions on the graph itself
+const VAST = 2000;              // nodes: above this, only those near the view are drawn ...
+const DRAWN_MAX = 1500;         // ... and at most this many of them (Note [Vast graphs])
 const views = new WeakMap();
 
 function el(name, attrs = {}, parent = null) {
@@ -54,7 +56,8 @@ export function render(root, state, ext = null) {
     views.set(svg, view);
   }
   const stepped = view.frame !== frame;
-  if (stepped) update(view, frame, state);
+  const grew = view.vast !== null && drawNear(view, cameraOf(state), state.box);
+  if (stepped || grew) update(view, frame, state);
   view.ext?.sync(frame, state);
   placeCamera(root, view, cameraOf(state), state.box, stepped);
   view.frame = frame;
@@ -81,12 +84,76 @@ function build(svg, overlayDiv, graph, ext = null) {
   const pulseLayer = overlay;
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const view = { graph, layer, overlay, width, height, offset, nodes: new Map(), edges: new Map(), pulseLayer,
-                 byId, lastK: null, animations: [], frame: null, transform: '' };
-  for (const n of graph.nodes) buildEdges(view, n, byId, edgeLayer, labelLayer);
-  for (const n of graph.nodes) view.nodes.set(n.id, buildNode(n, nodeLayer));
+                 byId, lastK: null, animations: [], frame: null, transform: '', vast: null };
+  if (graph.nodes.length > VAST && !ext) {
+    view.vast = vastIndex(graph, { edgeLayer, labelLayer, nodeLayer });
+    svg.dataset.drawn = '0';
+  } else {
+    for (const n of graph.nodes) buildEdges(view, n, byId, edgeLayer, labelLayer);
+    for (const n of graph.nodes) view.nodes.set(n.id, buildNode(n, nodeLayer));
+    delete svg.dataset.drawn;
+  }
+  view.svg = svg;
   view.extOf = ext;
   view.ext = ext ? ext.decorate(view, { layer, edgeLayer, nodeLayer }) : null;
   return view;
+}
+
+// Note [Vast graphs]
+// A loop of 10,000 steps records a graph of 30,001 nodes. Drawn whole, its 200,000 SVG
+// elements took Chromium 24 s to make and to style; drawn near the view, the page shows
+// the whole trace in 10 s, most of it the frames' bookkeeping of the 30,001 nodes (MEASURED
+// with the CDP profiler, bench/programs.py's recurrence). Above VAST nodes the view draws only
+// the nodes within a screen of the box's edges (at most DRAWN_MAX of them), with their
+// edges in and out, and draws more as the camera moves there; nodes once drawn stay. The
+// overview (views/minimap.js) still shows the whole graph, and Export SVG holds the nodes
+// drawn so far. <svg data-drawn> counts them.
+
+/** The graph's nodes by layer, and its edges into each node: where to look as the camera
+ * moves. */
+function vastIndex(graph, layers) {
+  const byLayer = new Map();
+  const parents = new Map();
+  for (const n of graph.nodes) {
+    if (!byLayer.has(n.layer)) byLayer.set(n.layer, []);
+    byLayer.get(n.layer).push(n);
+    for (const c of n.next) {
+      if (c === null) continue;
+      if (!parents.has(c)) parents.set(c, []);
+      parents.get(c).push(n);
+    }
+  }
+  return { byLayer, parents, layers, edgesOf: new Set() };
+}
+
+/** Draws the nodes near the camera's view that are not drawn yet; whether it drew any. */
+function drawNear(view, camera, box) {
+  if (!camera || !box || view.nodes.size >= DRAWN_MAX) return false;
+  const { byLayer, parents, layers, edgesOf } = view.vast;
+  const [cx, cy] = [camera.cx - view.offset[0], camera.cy - view.offset[1]];   // layer coords
+  const reachX = (1.5 * box.w) / camera.scale + NODE_W;
+  const reachY = (1.5 * box.h) / camera.scale + NODE_H;
+  const first = Math.max(0, Math.floor((cy - reachY) / ROW));
+  const last = Math.ceil((cy + reachY) / ROW);
+  const near = [];
+  for (let layer = first; layer <= last; layer++) {
+    for (const n of byLayer.get(layer) ?? []) {
+      if (!view.nodes.has(n.id) && Math.abs(n.x * COL - cx) <= reachX) near.push(n);
+    }
+  }
+  if (!near.length) return false;
+  const distance = (n) => Math.hypot(n.x * COL - cx, n.layer * ROW - cy);
+  near.sort((a, b) => distance(a) - distance(b));
+  for (const n of near.slice(0, DRAWN_MAX - view.nodes.size)) {
+    for (const from of [n, ...(parents.get(n.id) ?? [])]) {
+      if (edgesOf.has(from.id)) continue;
+      edgesOf.add(from.id);
+      buildEdges(view, from, view.byId, layers.edgeLayer, layers.labelLayer);
+    }
+    view.nodes.set(n.id, buildNode(n, layers.nodeLayer));
+  }
+  view.svg.dataset.drawn = String(view.nodes.size);
+  return true;
 }
 
 function buildEdges(view, n, byId, edgeLayer, labelLayer) {
