@@ -22,10 +22,11 @@ an 11 MB document (190 kB a pass) for the page to take in.
 
 # Note [Steps kept in full]
 A kept pass keeps its first `max_full_steps` steps in full and only the pops of the rest
-(`Pass.steps_kept` says where that is). One pass can be very long: bench/programs.py's
-10,000-step recurrence pops 30,001 nodes in its one backward. Kept whole, its document was
-20 MB (10 MB of steps), which Chromium took in so slowly that the streaming run, waiting
-for it, went past its time limit at step 20,374; a student does not step through more than
+(`Pass.steps_kept` says where that is), with what AccumulateGrad wrote into `.grad`. One
+pass can be very long: bench/programs.py's 10,000-step recurrence pops 30,001 nodes in its
+one backward. Kept whole, its document was 20 MB (10 MB of steps), which Chromium took in
+so slowly that the streaming run, waiting for it, went past its time limit at step 20,374
+(that wait no longer counts: app/limits.py `RunClock`); a student does not step through more than
 a few thousand pops of one pass, and the pass's graph, its last `.grad` and the order of
 all its pops stay in the document. MEASURED (compiled, best of 5): that trace takes 0.63 s
 and 20 MB whole, 0.54 s and 13 MB with 5,000 steps in full (the graph of 30,001 nodes is

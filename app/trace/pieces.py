@@ -207,8 +207,15 @@ class PieceBuilder:
                 self.send(kind, piece)
             self.waiting = []
         self.steps += 1
-        if self.summarized or self.steps > self.kept.max_steps:    # Note [Steps kept in full]
+        if self.summarized:
             self.send("step", cast(Step, {"name": e.name, "seq": e.seq, "leaf": e.leaf}))
+            return
+        if self.steps > self.kept.max_steps:            # Note [Steps kept in full]
+            step = cast(Step, {"name": e.name, "seq": e.seq, "leaf": e.leaf})
+            if e.grad_after is not None:                # what .grad became, as printed
+                step["grad_after"] = encode_step(e.grad_after)
+                step["grad_after_text"] = self.texts.printed(e.grad_after)
+            self.send("step", step)
             return
         self.send("step", self.step_model(e))
 
