@@ -64,4 +64,3 @@ class RunClock:
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started - self.waited
-

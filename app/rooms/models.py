@@ -35,9 +35,9 @@ class ViewState(BaseModel):
 
     source: str = Field(max_length=MAX_SOURCE_CHARS, description="the program's text")
     pass_: WholeNumber = Field(0, alias="pass", ge=0, le=10_000_000,
-                       description="backward call, from 0")
+                               description="backward call, from 0")
     step: WholeNumber = Field(0, ge=0, le=10_000_000,
-                      description="pops done within that call")
+                              description="pops done within that call")
     settings: Annotated[dict[Annotated[str, Field(max_length=40)], Setting],
                         Field(max_length=MAX_SETTINGS)] = Field(
         default_factory=dict, description="the page's settings (speed, retain, ...)")

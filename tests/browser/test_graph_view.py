@@ -359,6 +359,12 @@ def test_a_vast_graph_draws_the_nodes_near_the_view(browser: Any, watch: Watch,
         later = geometry(page)
         assert {n["id"] for n in later["nodes"]} > drawn
         assert any(inside(n, later["wrap"]) for n in later["nodes"] if n["id"] not in drawn)
+        for _ in range(40):                          # zoomed out to the whole graph: the
+            page.keyboard.press("-")                 # 1,500 nodes nearest the view's centre
+        expect(page.locator("svg#graph")).to_have_attribute("data-drawn", "1500")
+        page.keyboard.press("0")                     # fitted back around the root: drawn
+        expect(page.locator(f'svg#graph g.node[data-id="{p.graph.root}"]')).to_have_count(1)
+        assert int(page.locator("svg#graph").get_attribute("data-drawn") or 0) < 300
     finally:
         page.context.close()
     assert not watch.errors, watch.errors

@@ -102,10 +102,12 @@ function build(svg, overlayDiv, graph, ext = null) {
 // Note [Vast graphs]
 // A loop of 10,000 steps records a graph of 30,001 nodes. Drawn whole, its 200,000 SVG
 // elements took Chromium 24 s to make and to style; drawn near the view, the page shows
-// the whole trace in 10 s, most of it the frames' bookkeeping of the 30,001 nodes (MEASURED
-// with the CDP profiler, bench/programs.py's recurrence). Above VAST nodes the view draws only
+// the whole trace in 8 s, mostly the browser's own work and the wait for the stream
+// (MEASURED with the CDP profiler, bench/programs.py's recurrence). Above VAST nodes the
+// view draws only
 // the nodes within a screen of the box's edges (at most DRAWN_MAX of them), with their
-// edges in and out, and draws more as the camera moves there; nodes once drawn stay. The
+// edges in and out, and draws more as the camera moves there; nodes once drawn stay until
+// there would be more than DRAWN_MAX, when it draws afresh around the view. The
 // overview (views/minimap.js) still shows the whole graph, and Export SVG holds the nodes
 // drawn so far. <svg data-drawn> counts them.
 
@@ -126,22 +128,31 @@ function vastIndex(graph, layers) {
   return { byLayer, parents, layers, edgesOf: new Set() };
 }
 
-/** Draws the nodes near the camera's view that are not drawn yet; whether it drew any. */
+/** Draws the nodes near the camera's view that are not drawn yet; whether it drew any.
+ * When they would pass DRAWN_MAX, the drawing starts afresh around the view. */
 function drawNear(view, camera, box) {
-  if (!camera || !box || view.nodes.size >= DRAWN_MAX) return false;
+  if (!camera || !box) return false;
   const { byLayer, parents, layers, edgesOf } = view.vast;
   const [cx, cy] = [camera.cx - view.offset[0], camera.cy - view.offset[1]];   // layer coords
   const reachX = (1.5 * box.w) / camera.scale + NODE_W;
   const reachY = (1.5 * box.h) / camera.scale + NODE_H;
   const first = Math.max(0, Math.floor((cy - reachY) / ROW));
   const last = Math.ceil((cy + reachY) / ROW);
-  const near = [];
+  const inReach = [];
   for (let layer = first; layer <= last; layer++) {
     for (const n of byLayer.get(layer) ?? []) {
-      if (!view.nodes.has(n.id) && Math.abs(n.x * COL - cx) <= reachX) near.push(n);
+      if (Math.abs(n.x * COL - cx) <= reachX) inReach.push(n);
     }
   }
+  let near = inReach.filter((n) => !view.nodes.has(n.id));
   if (!near.length) return false;
+  if (view.nodes.size + near.length > DRAWN_MAX && view.nodes.size) {
+    for (const layer of [layers.edgeLayer, layers.labelLayer, layers.nodeLayer]) layer.replaceChildren();
+    view.nodes.clear();
+    view.edges.clear();
+    edgesOf.clear();
+    near = inReach;
+  }
   const distance = (n) => Math.hypot(n.x * COL - cx, n.layer * ROW - cy);
   near.sort((a, b) => distance(a) - distance(b));
   for (const n of near.slice(0, DRAWN_MAX - view.nodes.size)) {
