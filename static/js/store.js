@@ -209,7 +209,7 @@ function buildFrame(run, k) {
   const last = streamed;
   streamed = null;
   if (run.status === 'running' && last && pass?.graph && last.graph === pass.graph
-      && last.place.p === place.p && last.place.j === place.j && !place.end && !place.tail
+      && last.pass.dependencies === pass.dependencies && last.place.p === place.p && last.place.j === place.j && !place.end && !place.tail
       && place.optimizer === undefined && last.place.optimizer === undefined) {
     streamed = { ...last, k, count: t.count, pops: t.pops, pass,
                  leaves: leafRows(run, t, place, k, pass.graph) };
