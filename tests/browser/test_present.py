@@ -381,3 +381,40 @@ def test_follow_js_maps_room_frames_to_the_lab_timeline(page: Any, server_url: s
             assert 0 <= step <= pops[pass_] + steps[pass_], (p.id, pass_, step)
         if result["end"]:
             assert frames[-1][:2] == [len(pops) - 1, pops[-1] + steps[-1] + 1], p.id
+
+
+def test_follow_js_maps_the_frame_of_a_long_pass_listed_pops(page: Any, server_url: str) -> None:
+    """A pass longer than max_full_steps has one frame for its listed pops (Note [Steps kept
+    in full]): a room follower's (pass, step) for it is one past the last full step, and
+    every frame still makes the round trip."""
+    from app.limits import DEFAULT_LIMITS
+
+    full = DEFAULT_LIMITS.max_full_steps
+    source = ("import torch\na = torch.tensor(0.9, requires_grad=True)\nh = torch.tensor(0.1)\n"
+              f"for t in range({full // 3 + 10}):\n    h = torch.tanh(a * h + 0.01)\n"
+              "h.backward()\n")
+    pops = len(run_source(source).passes[0].steps)
+    assert pops > full
+    page.goto(server_url)
+    page.wait_for_selector("body[data-run='done']")
+    got = page.evaluate("""async (source) => {
+        const app = document.querySelector('script[type="module"]').src;
+        const base = app.replace(/js\\/app\\.js$/, '');
+        const follow = await import(base + 'js/follow.js');
+        const store = await import(base + 'js/store.js');
+        const doc = await (await fetch('/api/trace', {
+          method: 'POST', headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ source }) })).json();
+        const run = follow.runOf(store.emptyRun('running', source), doc);
+        const t = store.timeline(run);
+        const tail = t.places.findIndex((place) => place.tail);
+        const trips = [];
+        for (let k = 0; k < t.count; k++) {
+          const f = follow.passStep(run, k);
+          if (follow.globalStep(run, f.pass, f.step) !== k) trips.push(k);
+        }
+        return { count: t.count, tail, at: follow.passStep(run, tail), trips };
+    }""", source)
+    assert got["count"] == full + 3                 # start, the full steps, the list, the end
+    assert got["tail"] == full + 1 and got["at"] == {"pass": 0, "step": full + 1}
+    assert got["trips"] == []
