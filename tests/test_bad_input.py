@@ -254,7 +254,7 @@ def test_a_long_pass_keeps_its_first_max_full_steps_steps_in_full() -> None:
     assert (p.steps_kept, q.steps_kept) == (50, Limits().max_full_steps)
     assert p.steps[:50] == q.steps[:50]
     keys = ("name", "seq", "leaf", "grad_after", "grad_after_text")   # AccumulateGrad's write
-    assert p.steps[50:] == [{k: s[k] for k in keys if k in s} for s in q.steps[50:]]
+    assert p.steps[50:] == [{k: v for k, v in s.items() if k in keys} for s in q.steps[50:]]
     assert p.steps[-1]["leaf"] == "a" and "grad_after_text" in p.steps[-1]
     assert len(p.steps) == 121 and p.graph == q.graph
     assert cut.grads == whole.grads and cut.grads["a"] != 0
