@@ -37,6 +37,34 @@ def torch_avx512(torch: Any) -> Any:
     return torch
 
 
+def cpu_vendor() -> str:
+    """The CPU's vendor as Linux names it (GenuineIntel, AuthenticAMD), or "unknown"."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+@pytest.fixture(scope="session")
+def torch_mkl(torch_avx512: Any) -> Any:
+    """Live PyTorch multiplying through MKL's AVX512 kernels as MKL runs them on Intel CPUs:
+    the summation orders engine/functions/blas.py reproduces, and the vector library that
+    PyTorch's float32 exp goes through. On other CPUs MKL takes other kernels (an AMD EPYC
+    with AVX512 gave other last bits for 11 of blas.py's shape families), so the tests
+    that hold the lab to those bits skip there."""
+    if "mkl" not in torch_avx512.__config__.show().lower():
+        pytest.skip("this PyTorch is not built with MKL, whose order blas.py reproduces")
+    vendor = cpu_vendor()
+    if vendor != "GenuineIntel":
+        pytest.skip(f"MKL runs its Intel kernels on Intel CPUs only (this one is {vendor}); "
+                    "blas.py reproduces those")
+    return torch_avx512
+
+
 # -- servers: a real redis-server, app processes (uvicorn), app clients ------------------------
 
 REDIS_SERVER = "/usr/bin/redis-server"

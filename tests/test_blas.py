@@ -165,13 +165,6 @@ def test_numpys_blas_sums_the_chains_step_by_steps_way() -> None:
 # -- live PyTorch -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def torch_mkl(torch_avx512: Any) -> Any:
-    if "mkl" not in torch_avx512.__config__.show().lower():
-        pytest.skip("this PyTorch is not built with MKL, whose order blas.py reproduces")
-    return torch_avx512
-
-
 def test_double_products_have_live_torchs_bits(torch_mkl: Any) -> None:
     """Note [dgemm's chains]: every claimed float64 shape, and the limits of the claim."""
     torch = torch_mkl

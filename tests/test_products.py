@@ -7,6 +7,8 @@ against live torch if present."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -78,10 +80,10 @@ def test_the_signs_are_torchs() -> None:
         assert np.array_equal(np.signbit(got), np.signbit(want)), (a, b)
 
 
-def test_underflowing_products_have_torchs_signs() -> None:
+def test_underflowing_products_have_torchs_signs(torch_mkl: Any) -> None:
     """1e-30 * -1e-30 is -0.0 once rounded: the fused multiply-adds keep that sign where
     MKL's kernels use them (mv of depth 1) and lose it where they add to +0.0."""
-    torch = pytest.importorskip("torch", reason="live torch (the test extra) compares signs")
+    torch = torch_mkl
     finite = [v for v in VALUES if np.isfinite(v)]
     rng = np.random.default_rng(12)
     for _ in range(400):

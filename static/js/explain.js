@@ -288,7 +288,7 @@ export function gradChanges(run) {
   const after = {};
   for (const step of run.passes.at(-1).steps) {
     if (step.leaf === null || step.error || !('grad_after' in step)) continue;
-    if (!(step.leaf in before)) before[step.leaf] = step.grad_before_text ?? '?';   // a listed pop's
+    if (!(step.leaf in before)) before[step.leaf] = 'grad_before_text' in step ? step.grad_before_text : '?';
     after[step.leaf] = step.grad_after_text;
   }
   const items = Object.keys(before).map((leaf) => `${leaf}.grad ${short(before[leaf])} → ${short(after[leaf])}`);
