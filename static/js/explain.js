@@ -4,7 +4,7 @@
 
 import { isAccumulate, isVector, listing, nodeLabel, operand, plural, short, targetLabel } from './labels.js';
 import { callText, hooksSentence, ranWith, recordedBy, returnedText, sentReplaced, stale, staleText } from './course.js';
-import { fullSteps } from './store.js';
+import { fullSteps, listsPops } from './store.js';
 
 /** {sentence, detail} for the frame the page shows. */
 export function explainFrame(frame, run) {
@@ -241,7 +241,7 @@ function explainEnd(frame, run) {
              detail: 'A later backward() would write .grad afresh (a first write) instead of adding to it.' };
   }
   const last = run.passes.at(-1);
-  if (!last.summarized && last.steps.length > fullSteps(last)) {
+  if (listsPops(last)) {
     const grads = frame.leaves.filter((l) => l.grad !== null).map((l) => `${l.name}.grad = ${short(l.grad)}`);
     return { sentence: `After its last pop, ${callText(last)} has left ${grads.length ? listing(grads) : 'no .grad written'}.`,
              detail: 'These are the values after the pops the trace only lists.' };

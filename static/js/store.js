@@ -122,6 +122,11 @@ export function fullSteps(pass) {
   return Math.min(pass.steps.length, pass.steps_kept ?? pass.steps.length);
 }
 
+/** Whether a kept pass only lists its later pops. */
+export function listsPops(pass) {
+  return !pass.summarized && pass.steps.length > fullSteps(pass);
+}
+
 const timelines = new WeakMap();
 
 export function timeline(run) {
@@ -133,7 +138,7 @@ export function timeline(run) {
     places.push({ p, j: -1 });
     const full = fullSteps(pass);
     for (let j = 0; j < full; j++) places.push({ p, j });
-    if (!pass.summarized && pass.steps.length > full) places.push({ p, j: full - 1, tail: true });
+    if (listsPops(pass)) places.push({ p, j: full - 1, tail: true });
     pops += pass.steps.length;
     // Each optimizer.step() that consumed this pass's gradients: one frame after its pops.
     (run.optimizer_steps ?? []).forEach((o, optimizer) => {
@@ -151,7 +156,7 @@ export function timeline(run) {
 /** Whether the program changed something after its last pop (`w.grad = None`, an error in a
  * later backward() call): then the timeline ends with one more frame showing it. */
 function endDiffers(run) {
-  if (run.passes.some((pass) => !pass.summarized && pass.steps.length > fullSteps(pass))) return true;
+  if (run.passes.some(listsPops)) return true;
   const lastStep = run.passes.at(-1).steps.at(-1);
   if (run.error && !(lastStep && lastStep.error)) return true;
   const written = lastWrites(run.passes, Infinity);
@@ -208,9 +213,10 @@ function buildFrame(run, k) {
   // place of the same graph is this one, with the new counts and leaves.
   const last = streamed;
   streamed = null;
-  if (run.status === 'running' && last && pass?.graph && last.graph === pass.graph
-      && last.pass.dependencies === pass.dependencies && last.place.p === place.p && last.place.j === place.j && !place.end && !place.tail
-      && place.optimizer === undefined && last.place.optimizer === undefined) {
+  const plainStep = !place.end && !place.tail && place.optimizer === undefined;
+  if (run.status === 'running' && last && plainStep && pass?.graph && last.graph === pass.graph
+      && last.pass.dependencies === pass.dependencies && last.place.p === place.p
+      && last.place.j === place.j) {
     streamed = { ...last, k, count: t.count, pops: t.pops, pass,
                  leaves: leafRows(run, t, place, k, pass.graph) };
     return streamed;

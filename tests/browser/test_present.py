@@ -335,6 +335,15 @@ def test_the_projector_theme_at_1280x720(hall: dict[str, Any], tmp_path: Path) -
     assert shot.stat().st_size > 10_000
 
 
+# The start of a page script that imports the page's follow.js and store.js as the page does.
+FOLLOW_AND_STORE = """async (sources) => {
+        const app = document.querySelector('script[type="module"]').src;
+        const base = app.replace(/js\\/app\\.js$/, '');
+        const follow = await import(base + 'js/follow.js');
+        const store = await import(base + 'js/store.js');
+"""
+
+
 def test_follow_js_maps_room_frames_to_the_lab_timeline(page: Any, server_url: str) -> None:
     """static/js/follow.js, in the page: a whole /api/trace document folds into the same run
     the stream makes (passes, pops), and (pass, step) ↔ timeline index is a round trip for
@@ -343,11 +352,7 @@ def test_follow_js_maps_room_frames_to_the_lab_timeline(page: Any, server_url: s
 
     page.goto(server_url)
     page.wait_for_selector("body[data-run='done']")
-    got = page.evaluate("""async (sources) => {
-        const app = document.querySelector('script[type="module"]').src;
-        const base = app.replace(/js\\/app\\.js$/, '');
-        const follow = await import(base + 'js/follow.js');
-        const store = await import(base + 'js/store.js');
+    got = page.evaluate(FOLLOW_AND_STORE + """
         const out = [];
         for (const source of sources) {
           const doc = await (await fetch('/api/trace', {
@@ -397,11 +402,8 @@ def test_follow_js_maps_the_frame_of_a_long_pass_listed_pops(page: Any, server_u
     assert pops > full
     page.goto(server_url)
     page.wait_for_selector("body[data-run='done']")
-    got = page.evaluate("""async (source) => {
-        const app = document.querySelector('script[type="module"]').src;
-        const base = app.replace(/js\\/app\\.js$/, '');
-        const follow = await import(base + 'js/follow.js');
-        const store = await import(base + 'js/store.js');
+    got = page.evaluate(FOLLOW_AND_STORE + """
+        const source = sources[0];
         const doc = await (await fetch('/api/trace', {
           method: 'POST', headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify({ source }) })).json();
@@ -414,7 +416,7 @@ def test_follow_js_maps_the_frame_of_a_long_pass_listed_pops(page: Any, server_u
           if (follow.globalStep(run, f.pass, f.step) !== k) trips.push(k);
         }
         return { count: t.count, tail, at: follow.passStep(run, tail), trips };
-    }""", source)
+    }""", [source])
     assert got["count"] == full + 3                 # start, the full steps, the list, the end
     assert got["tail"] == full + 1 and got["at"] == {"pass": 0, "step": full + 1}
     assert got["trips"] == []
