@@ -62,7 +62,7 @@ def accumulate(leaf: Tensor, new_grad: Tensor) -> None:
         grad = leaf.grad                              # `variable_grad += new_grad`
         grad.data[...] = grad.data + new_grad.data.astype(grad.data.dtype)
         grad.bump_version()
-    for hook in list(leaf.post_accumulate_hooks):
+    for hook in list(leaf.post_accumulate_hooks or ()):
         returned: Any = hook(leaf)
         if ctx.hook_calls is not None:
             from engine.events import HookCall

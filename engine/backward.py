@@ -54,7 +54,7 @@ def make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Tensor 
     """`_make_grads`: a given gradient must have the output's shape; None becomes the ones
     seed for an output of one element that requires grad."""
     new: list[Tensor | None] = []
-    for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
+    for i, (out, grad) in enumerate(zip(outputs, grads)):  # noqa: B905 (Note [Plain zip])
         if not isinstance(out, Tensor):
             raise op_errors.no_attribute(out, "requires_grad")
         if isinstance(grad, Tensor):
@@ -80,7 +80,7 @@ def _root_edges(outputs: tuple[Any, ...], grads: list[Tensor | None]
     """python_engine.cpp: each output's grad_fn, or its accumulator for a leaf."""
     edges: list[Edge] = []
     root_grads: list[Tensor] = []
-    for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
+    for i, (out, grad) in enumerate(zip(outputs, grads)):  # noqa: B905 (Note [Plain zip])
         edge = gradient_edge(out)
         if edge is None:
             raise TorchError("RuntimeError", errors.no_grad_fn(i))

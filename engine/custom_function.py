@@ -80,7 +80,7 @@ class FunctionNode(Node):
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         inputs: list[Tensor] = []
-        for g, meta in zip(grads, self.input_metadata, strict=False):
+        for g, meta in zip(grads, self.input_metadata):  # noqa: B905 (Note [Plain zip])
             if g is None and self.materialize_grads and meta.dtype is not None:
                 g = Tensor(np.zeros(meta.shape, dtype=meta.dtype.numpy), self.ctx)
             inputs.append(g)  # type: ignore[arg-type]

@@ -288,7 +288,7 @@ def _materialize(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     if len(grads) <= 1 or all(g is not None for g in grads) or node.materializes_own_grads:
         return grads
     out: list[Tensor | None] = []
-    for g, meta in zip(grads, node.input_metadata, strict=False):
+    for g, meta in zip(grads, node.input_metadata):  # noqa: B905 (Note [Plain zip])
         out.append(g if g is not None else Tensor(np.zeros(meta.shape, dtype=meta.dtype.numpy),
                                                   node.ctx))
     return out

@@ -39,7 +39,8 @@ def validate_outputs(node: Node, outputs: list[Tensor | None]) -> list[Tensor | 
     """`validate_outputs`: each gradient summed back to its input's shape (broadcasting
     undone with `at::sum_to`) and cast to its dtype, or PyTorch's error."""
     checked: list[Tensor | None] = []
-    for i, (edge, grad) in enumerate(zip(node.next_edges, outputs, strict=True)):
+    # (as many outputs as edges: call_function checked; Note [Plain zip])
+    for i, (edge, grad) in enumerate(zip(node.next_edges, outputs)):  # noqa: B905
         if edge is None or grad is None:
             checked.append(grad if edge is not None or node.keeps_unneeded_grads else None)
             continue
@@ -57,11 +58,20 @@ def validate_outputs(node: Node, outputs: list[Tensor | None]) -> list[Tensor | 
     return checked
 
 
+# Note [Plain zip]
+# The compiled build (mypyc) runs `for a, b in zip(xs, ys)` as an indexed loop over the
+# lists, but a `zip` given `strict=` as a call through Python that makes a tuple per pair.
+# MEASURED (mypy 2.4.1, three pairs, best of 5 x 200,000): 50 ns plain, 390 ns with
+# `strict=True` or `strict=False`. validate_outputs runs at every pop, so the loops that run
+# per pop or per call take plain `zip` (ruff's B905 waived there), where the lengths are
+# known to agree or a shorter one is meant.
+
+
 def _expandable(shape: tuple[int, ...], desired: tuple[int, ...]) -> bool:
     """`is_expandable_to(shape, desired)`: shape broadcasts up to desired."""
     if len(shape) > len(desired):
         return False
-    for a, b in zip(reversed(shape), reversed(desired), strict=False):
+    for a, b in zip(reversed(shape), reversed(desired)):  # noqa: B905, SIM110 (Note [Plain zip])
         if a != b and a != 1:
             return False
     return True

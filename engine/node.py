@@ -171,10 +171,11 @@ class Node:
         self.next_edges: list[Edge | None] = [gradient_edge(t) for t in inputs]
         self.saved: dict[str, SavedVariable] = {}
         self.input_metadata: list[InputMetadata] = []
-        self.pre_hooks: list[Callable[[Any], Any]] = []
-        self.post_hooks: list[Callable[[Any, Any], Any]] = []
-        self.tensor_pre_hooks: dict[int, list[Callable[[Any], Any]]] = {}
-        self.retains_grad_hooks: dict[int, Callable[[Any], Any]] = {}
+        # None until a hook is registered (Note [Hook lists made when needed])
+        self.pre_hooks: list[Callable[[Any], Any]] | None = None
+        self.post_hooks: list[Callable[[Any, Any], Any]] | None = None
+        self.tensor_pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
+        self.retains_grad_hooks: dict[int, Callable[[Any], Any]] | None = None
         self.bound_to: str | None = None      # the program variable its output was bound to
         self.unpacked: dict[str, Any] | None = None   # see Note [Saving order]
         if self.id == ctx.keep_node_id:

@@ -71,8 +71,10 @@ class Tensor:
         self.is_wrapped_number = is_wrapped_number
         self.is_inference = ctx.inference_mode
         self.is_parameter = False
-        self.hooks: list[Hook] = []        # a leaf's tensor hooks (a non-leaf's are on grad_fn)
-        self.post_accumulate_hooks: list[Hook] = []
+        # A leaf's tensor hooks (a non-leaf's are on grad_fn) and its post-accumulate
+        # hooks: None until one is registered (Note [Hook lists made when needed]).
+        self.hooks: list[Hook] | None = None
+        self.post_accumulate_hooks: list[Hook] | None = None
         self.retains_grad = False
         self._grad_accumulator: AccumulateGrad | None = None
         # Why it is outside the graph though made from tensors that require grad:

@@ -124,8 +124,9 @@ def set_grad_fn(t: Tensor, node: Node, output_nr: int = 0) -> None:
     t.output_nr = output_nr
     t.requires_grad = True
     if t.retains_grad and old is not None and old is not node:
-        retain = old.retains_grad_hooks.pop(old_nr, None)
+        retain = (old.retains_grad_hooks or {}).pop(old_nr, None)
         if retain is not None:
+            node.retains_grad_hooks = node.retains_grad_hooks or {}
             node.retains_grad_hooks[output_nr] = retain
 
 

@@ -56,7 +56,7 @@ class Signature:
         out: dict[str, Any] = {}
         positional = [n for n in self.names if n not in self.keyword_only]
         extra = args[len(positional):]
-        for name, value in zip(positional, args, strict=False):
+        for name, value in zip(positional, args):  # noqa: B905 (Note [Plain zip])
             out[name] = value
         if extra:
             if self.varargs is None and self.python:      # a method: self counts

@@ -127,6 +127,7 @@ class Interpreter:
         self.addresses = Addresses()
         self.statements = 0
         self.iterations = 0
+        self.pops = 0                   # ready-queue pops, for the time limit's checks
         self.depth = 0
         self.passes = 0
         self.in_backward = 0
@@ -410,7 +411,7 @@ class Interpreter:
                 raise TorchError("ValueError", f"too many values to unpack (expected {n})")
             raise TorchError("ValueError", f"not enough values to unpack (expected {n}, got "
                              f"{len(items)})")
-        for t, v in zip(target.items, items, strict=True):
+        for t, v in zip(target.items, items):  # noqa: B905 (lengths checked; Note [Plain zip])
             self.assign(t, v, frame)
 
     def aug_assign(self, stmt: ir.AugAssign, frame: Frame) -> None:
@@ -547,7 +548,8 @@ class Interpreter:
         self._warnings(span.line)
 
     def tick_pop(self) -> None:
-        if self.clock.elapsed() > self.limits.max_seconds:
+        self.pops += 1           # (a pop can be a big product: the clock is read often)
+        if self.pops % 16 == 0 and self.clock.elapsed() > self.limits.max_seconds:
             raise LimitExceeded(f"the program ran for more than {self.limits.max_seconds:g} "
                                 "seconds")
 
@@ -586,7 +588,7 @@ class Interpreter:
                 return self.elements(expr.items, frame)
             if isinstance(expr, ir.DictExpr):
                 return {self.hashable(self.eval(k, frame)): self.eval(v, frame)
-                        for k, v in zip(expr.keys, expr.values, strict=True)}
+                        for k, v in zip(expr.keys, expr.values)}  # noqa: B905 (Note [Plain zip])
             if isinstance(expr, ir.ListComp):
                 return self.eval_comprehension(expr, frame)
             if isinstance(expr, ir.FString):
@@ -652,7 +654,7 @@ class Interpreter:
     def eval_compare(self, expr: ir.Compare, frame: Frame) -> Value:
         left = self.eval(expr.left, frame)
         result: Value = True
-        for op, right_expr in zip(expr.ops, expr.comparators, strict=True):
+        for op, right_expr in zip(expr.ops, expr.comparators):  # noqa: B905 (Note [Plain zip])
             right = self.eval(right_expr, frame)
             result = operators.compare(self, op, left, right)
             if len(expr.ops) > 1 and not self.truth(result):
@@ -841,7 +843,7 @@ class Interpreter:
                 positional) else f"from {low} to {len(positional)} positional arguments")
             raise TorchError("TypeError", f"{name}() takes {takes} but {len(args)} "
                              f"{'was' if len(args) == 1 else 'were'} given")
-        for p, a in zip(positional, args, strict=False):
+        for p, a in zip(positional, args):  # noqa: B905 (Note [Plain zip])
             self.bind(frame, p.name, a)
         if varargs is not None:
             self.bind(frame, varargs.name, tuple(args[len(positional):]))

@@ -41,7 +41,7 @@ def _sequence_nr(interp: Interpreter, args: Args, kwargs: Kwargs) -> int:
 def _register_prehook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     node, fn = args[0], (args[1] if len(args) > 1 else _plain(kwargs).get("hook"))
 
-    check_hook_count(interp, len(node.pre_hooks), "a node")
+    check_hook_count(interp, len(node.pre_hooks or ()), "a node")
 
     def hook(grad_outputs: tuple[Any, ...]) -> Any:
         return interp.call_hook(fn, [grad_outputs])
@@ -52,7 +52,7 @@ def _register_prehook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
 def _register_hook(interp: Interpreter, args: Args, kwargs: Kwargs) -> Value:
     node, fn = args[0], (args[1] if len(args) > 1 else _plain(kwargs).get("hook"))
 
-    check_hook_count(interp, len(node.post_hooks), "a node")
+    check_hook_count(interp, len(node.post_hooks or ()), "a node")
 
     def hook(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> Any:
         return interp.call_hook(fn, [grad_inputs, grad_outputs])

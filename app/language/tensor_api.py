@@ -261,8 +261,9 @@ def check_hook_count(interp: Interpreter, count: int, what: str = "a tensor") ->
 @method("register_hook", "hook")
 def _register_hook(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
     fn = a["hook"]
-    existing = t.hooks if t.grad_fn is None else t.grad_fn.tensor_pre_hooks.get(t.output_nr, [])
-    check_hook_count(interp, len(existing))
+    existing = t.hooks if t.grad_fn is None else (t.grad_fn.tensor_pre_hooks or {}).get(
+        t.output_nr)
+    check_hook_count(interp, len(existing or ()))
 
     def hook(grad: Tensor) -> Any:
         return interp.call_hook(fn, [grad])
@@ -273,7 +274,7 @@ def _register_hook(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
 @method("register_post_accumulate_grad_hook", "hook")
 def _post_accumulate(interp: Interpreter, t: Tensor, a: Kwargs) -> Value:
     fn = a["hook"]
-    check_hook_count(interp, len(t.post_accumulate_hooks))
+    check_hook_count(interp, len(t.post_accumulate_hooks or ()))
 
     def hook(tensor: Tensor) -> Any:
         return interp.call_hook(fn, [tensor])

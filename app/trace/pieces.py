@@ -61,7 +61,8 @@ def graph_model(event: GraphRecorded, texts: Texts, kept: KeptPasses) -> Graph:
     drawing = layout(event.root, event.nodes)
     nodes: list[GraphNode] = []
     shown = 0
-    for n, (layer, x), band in zip(event.nodes, drawing.places, drawing.band_of, strict=True):
+    # (a drawing has a place and a band per node; Note [Plain zip] in engine/input_buffer.py)
+    for n, (layer, x), band in zip(event.nodes, drawing.places, drawing.band_of):  # noqa: B905
         shown += size(n.leaf_value)
         for s in n.saved:
             if s.is_tensor and not s.released:
