@@ -29,8 +29,8 @@ def tanh_backward(grad: Tensor, output: Tensor) -> Tensor:
     """grad * (1 - y²), with `1 - y²` rounded once: PyTorch's kernel computes it with a
     fused multiply-add, which a float64 product rounded to float32 reproduces exactly."""
     dtype = grad.dtype if grad.dtype.is_floating_point else output.dtype
-    y = values_as(output, dtype)
-    one_minus = (1.0 - _float64(y) * _float64(y)).astype(dtype.numpy)
+    y = _float64(values_as(output, dtype))
+    one_minus = (1.0 - y * y).astype(dtype.numpy)
     values = as_array(values_as(grad, dtype) * one_minus, dtype.numpy)
     out = recorded(TanhBackwardBackward0, values, [grad, output], grad)
     _save_inputs(out, grad, output)
