@@ -27,6 +27,21 @@ class PassStarted:
     seeds: int = 0                    # ones seeds `_make_grads` made (no gradient given)
     direct: bool = False              # torch.autograd.backward(...), not Tensor.backward()
 
+    def __init__(self, index: int, kind: str, output: str, line: int, col: int,
+                 retain_graph: bool, create_graph: bool, iteration: list[int],
+                 seeds: int = 0, direct: bool = False) -> None:
+        # (spelled out: one per pass, see engine/events.py's doc on written __init__s)
+        self.index = index
+        self.kind = kind
+        self.output = output
+        self.line = line
+        self.col = col
+        self.retain_graph = retain_graph
+        self.create_graph = create_graph
+        self.iteration = iteration
+        self.seeds = seeds
+        self.direct = direct
+
 
 @dataclass(slots=True)
 class CallFailed:

@@ -17,6 +17,7 @@ import keyword
 import re
 import threading
 import warnings
+from typing import Any
 
 from app.language import messages
 from app.language.export import leaf_expansion
@@ -106,10 +107,13 @@ class SourceError(Exception):
 
 
 def span_of(node: ast.AST) -> Span:
-    line = getattr(node, "lineno", 1)
-    col = getattr(node, "col_offset", 0) + 1
-    return Span(line, col, getattr(node, "end_lineno", None) or line,
-                (getattr(node, "end_col_offset", None) or col - 1) + 1)
+    positioned: Any = node      # statements, expressions, arguments, keywords ...
+    try:
+        line, col = positioned.lineno, positioned.col_offset + 1
+    except AttributeError:      # ... but not the module or an operator
+        return Span(1, 1, 1, 1)
+    return Span(line, col, positioned.end_lineno or line,
+                (positioned.end_col_offset or col - 1) + 1)
 
 
 def unsupported(node: ast.AST | Span, message: str, limit: bool = False) -> SourceError:
@@ -149,12 +153,29 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Program:
         raise SourceError("UnsupportedError", f"this expression is nested more than "
                           f"{limits.max_depth} levels deep: split it into several lines",
                           line, col, limit=True) from None
-    _check_depth(tree, limits)
-    return _Translator(source, limits).program(tree)
+    return _Translator(source, limits).program(tree, _survey(tree, limits))
 
 
-def _check_depth(tree: ast.AST, limits: Limits) -> None:
-    """Refuse an expression nested deeper than the limit (walked without recursion)."""
+class _Survey:
+    """What the program text says as a whole, found in one walk over its tree."""
+
+    __slots__ = ("own_names", "imports_torch", "calls_backward", "mentions_print")
+
+    def __init__(self) -> None:
+        # every name the program binds anywhere (assignments, parameters, defs, loop
+        # targets): such a name is the program's variable, not the builtin it may shadow
+        # (the docs' custom Functions take a parameter called `input`)
+        self.own_names: set[str] = set()
+        self.imports_torch = False      # CONTRACT §1: any import of torch makes it plain
+        self.calls_backward = False     # `.backward(...)` or `torch.autograd.grad(...)`
+        self.mentions_print = False
+
+
+def _survey(tree: ast.Module, limits: Limits) -> _Survey:
+    """Walk the whole tree once, without recursion: refuse an expression nested deeper
+    than the limit, and note what `_Survey` holds. (One walk, not one per question, and
+    not through `ast.walk`: MEASURED in Note [One walk over the tree].)"""
+    survey = _Survey()
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
@@ -164,9 +185,43 @@ def _check_depth(tree: ast.AST, limits: Limits) -> None:
                 raise unsupported(node, f"this expression is nested more than "
                                         f"{limits.max_depth} levels deep: split it into "
                                         "several lines", limit=True)
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, (ast.Store, ast.Del)):
+                    survey.own_names.add(node.id)
+                if node.id == "print":
+                    survey.mentions_print = True
+            elif isinstance(node, ast.Call) and _is_backward_call(node):
+                survey.calls_backward = True
         elif isinstance(node, ast.stmt):
             depth = 0
-        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                survey.own_names.add(node.name)
+            elif _imports_torch(node):
+                survey.imports_torch = True
+        elif isinstance(node, ast.arg):
+            survey.own_names.add(node.arg)
+        for field in node._fields:          # ast.iter_child_nodes' children, in its order
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                stack.append((value, depth))
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        stack.append((item, depth))
+    return survey
+
+
+# Note [One walk over the tree]
+# The depth limit, the names a program binds, whether it imports torch, calls backward
+# or mentions print were five walks over the tree, four of them by `ast.walk`, a Python
+# generator that the compiled build calls through the interpreter; and the 131,000 spans
+# and expressions that bench/programs.py's 10,000-line program makes went through the
+# `__init__` that the dataclass decorator writes, which stays interpreted Python (Span
+# was frozen too: slower still). Parsing took two thirds of that program's 650 ms trace
+# (compiled, best of 3). With one walk, written `__init__`s for the classes a program has
+# many of (program.py) and the lone-surrogate check as one regular expression: 380 ms,
+# of which `ast.parse` itself is about 70 ms; `python -m bench engine`'s paired median
+# 3.20 -> 1.71.
 
 
 def _too_deep(source: str) -> tuple[int, int]:
@@ -182,6 +237,9 @@ def _too_deep(source: str) -> tuple[int, int]:
     return 1, 1
 
 
+_LONE_SURROGATE = re.compile(f"[{chr(0xD800)}-{chr(0xDFFF)}]")   # (mypyc: no literal)
+
+
 def _check_size(source: str, limits: Limits) -> None:
     size = len(source.encode("utf-8", errors="replace"))
     if size > limits.max_source_bytes:
@@ -192,9 +250,9 @@ def _check_size(source: str, limits: Limits) -> None:
             before = source[: source.index(marker)]
             raise SourceError("SyntaxError", f"the program contains {what}",
                               before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1)
-    lone = next((i for i, c in enumerate(source) if 0xD800 <= ord(c) <= 0xDFFF), None)
+    lone = _LONE_SURROGATE.search(source)     # (a scan in C, not a call per character)
     if lone is not None:
-        before = source[:lone]
+        before = source[:lone.start()]
         raise SourceError("SyntaxError", "the program contains a character that is not valid "
                           "text (a lone surrogate)", before.count("\n") + 1,
                           len(before.rsplit("\n", 1)[-1]) + 1)
@@ -260,16 +318,12 @@ def _syntax_message(e: SyntaxError) -> str:
     return msg[0].upper() + msg[1:] if msg else msg
 
 
-def imports_torch(tree: ast.Module) -> bool:
-    """CONTRACT §1: any import of torch, anywhere, makes a program plain PyTorch."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(
-                a.name == "torch" or a.name.startswith("torch.") for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and node.module and (
-                node.module == "torch" or node.module.startswith("torch.")):
-            return True
-    return False
+def _imports_torch(stmt: ast.stmt) -> bool:
+    """Whether this statement imports torch (or a module of it)."""
+    if isinstance(stmt, ast.Import):
+        return any(a.name == "torch" or a.name.startswith("torch.") for a in stmt.names)
+    return isinstance(stmt, ast.ImportFrom) and bool(stmt.module) and (
+        stmt.module == "torch" or str(stmt.module).startswith("torch."))
 
 
 def _number_literal(node: ast.AST) -> int | float | None:
@@ -291,18 +345,14 @@ def _is_tensor_call(node: ast.AST) -> bool:
             and node.func.value.id == "torch")
 
 
-def _calls_backward(tree: ast.AST) -> bool:
-    """Whether the text calls `.backward(...)` or `torch.autograd.grad(...)` anywhere."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "backward":
-                return True
-            f = node.func
-            if (f.attr == "grad" and isinstance(f.value, ast.Attribute)
-                    and f.value.attr == "autograd" and isinstance(f.value.value, ast.Name)
-                    and f.value.value.id == "torch"):
-                return True
-    return False
+def _is_backward_call(node: ast.Call) -> bool:
+    """`X.backward(...)` or `torch.autograd.grad(...)`."""
+    f = node.func
+    if not isinstance(f, ast.Attribute):
+        return False
+    return f.attr == "backward" or (
+        f.attr == "grad" and isinstance(f.value, ast.Attribute) and f.value.attr == "autograd"
+        and isinstance(f.value.value, ast.Name) and f.value.value.id == "torch")
 
 
 def _last_assigned(statements: list[ast.stmt]) -> str | None:
@@ -343,21 +393,6 @@ def _bound_names(body: list[ast.stmt]) -> set[str]:
     return names
 
 
-def _own_names(tree: ast.Module) -> set[str]:
-    """Every name the program binds anywhere (assignments, parameters, defs, loop targets):
-    such a name is the program's variable, not the builtin it may shadow (the docs' custom
-    Functions take a parameter called `input`)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-    return names
-
-
 class _Translator:
     """Walks the ast once, building the Program and rejecting everything else."""
 
@@ -369,9 +404,9 @@ class _Translator:
         self.in_loop = 0
         self.own_names: set[str] = set()
 
-    def program(self, tree: ast.Module) -> Program:
-        self.own_names = _own_names(tree)
-        plain = imports_torch(tree)
+    def program(self, tree: ast.Module, survey: _Survey) -> Program:
+        self.own_names = survey.own_names
+        plain = survey.imports_torch
         body: list[Stmt] = []
         shorthand: list[ShorthandLeaf] = []
         opening = not plain          # still in the opening block of leaf definitions
@@ -393,11 +428,10 @@ class _Translator:
                 opening = False
             body.extend(self.statements([stmt], docstrings=True))
         implicit = None
-        if not plain and not _calls_backward(tree):
+        if not plain and not survey.calls_backward:
             implicit = _last_assigned(tree.body)
-        mentions = any(isinstance(n, ast.Name) and n.id == "print" for n in ast.walk(tree))
-        return Program(body, "plain" if plain else "shorthand", shorthand, implicit, mentions,
-                       self.source.splitlines())
+        return Program(body, "plain" if plain else "shorthand", shorthand, implicit,
+                       survey.mentions_print, self.source.splitlines())
 
     # -- statements ------------------------------------------------------------------
     def statements(self, stmts: list[ast.stmt], docstrings: bool = False) -> list[Stmt]:

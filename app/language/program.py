@@ -4,6 +4,11 @@ Only the constructs of the lab's language exist here (CONTRACT §1–§1d), each
 position in the source (1-based line and column, and where it ends), so every error can
 point at its text. Anything the parser did not translate into one of these classes was
 rejected before the program ran.
+
+The classes are slotted dataclasses. The ones a program has many of spell out their
+`__init__`, as engine/events.py's records do: the one the dataclass decorator writes stays
+interpreted Python in the compiled build, and a 10,000-line program makes 131,000 of them
+(MEASURED: see Note [One walk over the tree] in parse.py).
 """
 
 from __future__ import annotations
@@ -12,12 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Span:
+    """Where a construct is in the text. Never changed once made, but not `frozen` (a
+    frozen dataclass's instances are made through Python even in the compiled build)."""
+
     line: int
     col: int
     end_line: int
     end_col: int
+
+    def __init__(self, line: int, col: int, end_line: int, end_col: int) -> None:
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
 
 
 # -- expressions ----------------------------------------------------------------------
@@ -29,11 +43,19 @@ class Const:
     value: Any                        # (Any, not object: mypyc resolves the name)
     span: Span
 
+    def __init__(self, value: Any, span: Span) -> None:
+        self.value = value
+        self.span = span
+
 
 @dataclass(slots=True)
 class Name:
     id: str
     span: Span
+
+    def __init__(self, id: str, span: Span) -> None:
+        self.id = id
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -41,6 +63,11 @@ class Attribute:
     value: Expr
     attr: str
     span: Span
+
+    def __init__(self, value: Expr, attr: str, span: Span) -> None:
+        self.value = value
+        self.attr = attr
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -80,6 +107,14 @@ class Call:
     span: Span
     text: str = ""                    # `ast.unparse` of the receiver (backward) or first arg
 
+    def __init__(self, func: Expr, args: list[Expr], keywords: list[Keyword], span: Span,
+                 text: str = "") -> None:
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+        self.span = span
+        self.text = text
+
 
 @dataclass(slots=True)
 class BinOp:
@@ -87,6 +122,12 @@ class BinOp:
     left: Expr
     right: Expr
     span: Span
+
+    def __init__(self, op: str, left: Expr, right: Expr, span: Span) -> None:
+        self.op = op
+        self.left = left
+        self.right = right
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -199,6 +240,13 @@ class Assign:
     value: Expr
     span: Span
     shorthand: bool = False           # `w = 3.0` in a shorthand program's opening block
+
+    def __init__(self, targets: list[Target], value: Expr, span: Span,
+                 shorthand: bool = False) -> None:
+        self.targets = targets
+        self.value = value
+        self.span = span
+        self.shorthand = shorthand
 
 
 @dataclass(slots=True)
