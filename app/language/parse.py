@@ -327,8 +327,10 @@ def _imports_torch(stmt: ast.stmt) -> bool:
     """Whether this statement imports torch (or a module of it)."""
     if isinstance(stmt, ast.Import):
         return any(a.name == "torch" or a.name.startswith("torch.") for a in stmt.names)
-    return isinstance(stmt, ast.ImportFrom) and bool(stmt.module) and (
-        stmt.module == "torch" or str(stmt.module).startswith("torch."))
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""          # (None for `from . import x`)
+        return module == "torch" or module.startswith("torch.")
+    return False
 
 
 def _number_literal(node: ast.AST) -> int | float | None:
