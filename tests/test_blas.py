@@ -156,10 +156,45 @@ def test_numpys_blas_sums_the_chains_step_by_steps_way() -> None:
             continue
         layouts.add(layout)
         with np.errstate(invalid="ignore"):
-            got, want = blas.gemm(a, b), chains._step_by_step(a, b)
-        assert got is not None and _digest(got) == _digest(want), (m, k, n, layout)
+            got, want = chains._by_openblas(a, b), chains._step_by_step(a, b)
+        assert _digest(got) == _digest(want), (m, k, n, layout)
         negative_zeros += int(np.sum((want == 0) & np.signbit(want)))
     assert layouts == {"NN", "NT", "TN"} and negative_zeros > 0
+
+
+@pytest.mark.skipif(chains.NATIVE is None, reason="this build has no C chains (the pure build)")
+def test_the_c_chains_sum_as_step_by_step_does() -> None:
+    """Note [The chains in C]: every layout, views with gaps, one row, zeros, infinities,
+    chains that end in -0.0, and float64 as numpy's BLAS sums its chains."""
+    rng = np.random.default_rng(8)
+    negative_zeros = doubles = 0
+    for trial in range(600):
+        m, n = int(rng.integers(1, 24)), int(rng.integers(1, 24))
+        k = int(rng.integers(1, 4 if trial % 3 == 0 else 385))
+        a, b = _operands(trial, m, k, n, str(rng.choice(["NN", "NT", "TN", "TT"])))
+        if trial % 4 == 0:
+            a, b = np.repeat(a, 2, axis=1)[:, ::2], b[:, :]     # a view with gaps
+        if trial % 5 == 0:
+            a *= rng.integers(0, 2, a.shape).astype(F32)
+        if trial % 7 == 0:
+            a *= F32(2.0 ** -80)
+            b *= F32(2.0 ** -80)
+        if trial % 11 == 0:
+            b[0, 0] = np.inf
+        with np.errstate(invalid="ignore"):
+            got, want = chains._in_c(a, b), chains._step_by_step(a, b)
+        assert _digest(got) == _digest(want), (m, k, n, trial)
+        negative_zeros += int(np.sum((want == 0) & np.signbit(want)))
+        if chains.NUMPY_DOUBLE_CHAINS and m > 1 and n > 1 and trial % 11:
+            a64, b64 = a.astype(np.float64) * np.pi, b.astype(np.float64) / 3
+            got = chains._in_c(a64, b64)
+            assert _digest(got) == _digest(chains._in_chain_layout(a64, b64)), (m, k, n)
+            doubles += 1
+    assert negative_zeros > 0 and (doubles > 100 or not chains.NUMPY_DOUBLE_CHAINS)
+    with pytest.raises(ValueError, match="float32 or three float64"):
+        chains.NATIVE.chains(np.ones((2, 2), F32), np.ones((2, 2)), np.ones((2, 2), F32))
+    with pytest.raises(ValueError, match="shapes"):
+        chains.NATIVE.chains(np.ones((2, 3), F32), np.ones((2, 2), F32), np.ones((2, 2), F32))
 
 
 # -- live PyTorch -------------------------------------------------------------------------

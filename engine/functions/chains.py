@@ -1,10 +1,11 @@
 """The packed kernels' sums: every entry of `a @ b` one chain of fused multiply-adds in k
 order from +0.0 (blas.py, Note [MKL's summation order]), step by step or by numpy's own
-BLAS where it sums them so; float64 products likewise (Note [dgemm's chains])."""
+BLAS where it sums them so, or in C in the compiled build (Note [The chains in C]);
+float64 products likewise (Note [dgemm's chains])."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -12,9 +13,42 @@ F32: Final = np.dtype(np.float32)
 F64: Final = np.dtype(np.float64)
 
 
+def _chain_kernels() -> Any:
+    """The compiled build's C chains (Note [The chains in C]), or None."""
+    try:
+        import engine.functions.chain_kernels as chain_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return chain_kernels
+
+
+NATIVE: Final[Any] = _chain_kernels()
+
+
 def float_chains(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """float32 `a @ b` as the packed kernel sums it."""
+    if NATIVE is not None:
+        return _in_c(a, b)
     return _by_openblas(a, b) if NUMPY_CHAINS else _step_by_step(a, b)
+
+
+def _in_c(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The chains by chain_kernels.c: C's own fused multiply-add, step by step."""
+    c = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    NATIVE.chains(a, b, c)
+    return c
+
+
+# Note [The chains in C]
+# The compiled build sums the chains in C (chain_kernels.c): a loop of C's fmaf, which
+# rounds once as MKL's fused multiply-add does, compiled for the CPU's FMA instructions
+# where it has them. No layout copies, no check for a chain's -0.0 (C keeps its sign), no
+# float64 products. MEASURED (compiled, 8 x 16 x 32 float32, best of 10,000): 4.4 us by
+# numpy's BLAS in the chain layout (`_by_openblas`), 2.2 us in C. In bench/programs.py's
+# MLP trace the five products of a step took 25 us, a tenth of the trace, and take 9 us
+# (perf, compiled, 200 steps). The loop is not vectorized (b's columns may be strided);
+# a contiguous case for AVX2 would save about 1 us a product. tests/test_blas.py holds the
+# C to PyTorch's recorded bits and to `_step_by_step`.
 
 
 def _step_by_step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -96,7 +130,8 @@ NUMPY_CHAINS: Final = _numpy_sums_chains()
 # (nn.Linear's layout), one row or one column go through other kernels, and numpy's own
 # order stands in. There is no wider float in which to step through a float64 chain, so
 # where numpy's BLAS does not sum chains (its probe, on float32 values whose products are
-# exact in float64), numpy's own order stands in for all of them.
+# exact in float64), numpy's own order stands in for all of them; the compiled build's C
+# sums them with C's fma (Note [The chains in C]).
 
 DOUBLE_PRODUCTS: Final = 1 << 19
 SMALLEST_EXACT_DOUBLE_PRODUCT: Final = 2.0 ** -968    # float64's smallest step: 2**-1074
@@ -105,7 +140,11 @@ SMALLEST_EXACT_DOUBLE_PRODUCT: Final = 2.0 ** -968    # float64's smallest step:
 def double_chains(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """float64 `a @ b` (at least two rows and two columns, k <= 384, `b` not transposed)
     as dgemm sums it (Note [dgemm's chains]), or None."""
-    if not NUMPY_DOUBLE_CHAINS or a.shape[0] * a.shape[1] * b.shape[1] > DOUBLE_PRODUCTS:
+    if a.shape[0] * a.shape[1] * b.shape[1] > DOUBLE_PRODUCTS:
+        return None
+    if NATIVE is not None:
+        return _in_c(a, b)
+    if not NUMPY_DOUBLE_CHAINS:
         return None
     c = _in_chain_layout(a, b)
     if not c.all() and _may_round_to_zero(a, b, SMALLEST_EXACT_DOUBLE_PRODUCT):
