@@ -155,7 +155,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         values[samples] = -_class_weights(weight, classes, dt) * rows[samples, classes]
         total: Any = np.zeros((), dtype=dt)
     else:                                          # (a 1-D input's one loss too)
-        loss, total = cascaded_sums(rows, targets.tolist(), weight, ignore_index)
+        loss, total = cascaded_sums(rows, targets, weight, ignore_index)
         values = loss / total if reduction == "mean" else loss
     out, node = record(NllLossBackward0, [input], as_array(np.asarray(values, dt), dt), input)
     if node:
