@@ -1,4 +1,4 @@
-"""`format_scalar` makes its digits by integer arithmetic (engine/printing.py): it must
+"""`format_scalar` makes its digits by integer arithmetic (engine/scalar_printing.py): it must
 write exactly what PyTorch's `_Formatter` writes for one value, which is Python's own
 `{:.4f}` / `{:.4e}` / `{:.0f}` formatting. Checked against that formatting directly and
 against the general `_Formatter` path, over every kind of float the lab prints."""
@@ -12,7 +12,8 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine.printing import _Formatter, format_scalar
+from engine.printing import _Formatter
+from engine.scalar_printing import format_scalar
 
 
 def python_formatted(v: float) -> str:

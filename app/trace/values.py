@@ -9,7 +9,8 @@ from typing import Any, Final, Union
 
 import numpy as np
 
-from engine.printing import THRESHOLD, format_scalar, tensor_repr
+from engine.printing import THRESHOLD, tensor_repr
+from engine.scalar_printing import format_scalar
 
 FLOAT32: Final = np.dtype(np.float32)
 

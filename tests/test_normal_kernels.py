@@ -1,9 +1,10 @@
-"""The compiled build's float32 normal_fill_16 in C (engine/random.py, Note [Normal samples
-in C]) gives the Python's bits, row by row and randn by randn; the pure build has no C and
-skips these.
+"""The compiled build's float32 normal_fill_16 in C (engine/normal_kernel.py, Note [Normal
+samples in C]) gives the Python's bits, row by row and randn by randn; the pure build has no C
+and skips these.
 
-The Python path is engine/random.py loaded afresh as its own module with NATIVE None: in the
-compiled build engine.random is compiled, and its NATIVE cannot be patched away."""
+The Python path is engine/normal_kernel.py (and engine/random.py, which draws with it) loaded
+afresh as modules of their own with NATIVE None: in the compiled build both are compiled, and
+their NATIVE cannot be patched away."""
 
 from __future__ import annotations
 
@@ -15,25 +16,34 @@ from typing import Any
 import numpy as np
 import pytest
 
+from engine import normal_kernel
 from engine import random as rnd
+from engine.normal_kernel import normal_fill_16 as fill
 
-NATIVE: Any = getattr(rnd, "NATIVE", None)
+NATIVE: Any = getattr(normal_kernel, "NATIVE", None)
 pytestmark = pytest.mark.skipif(NATIVE is None,
                                 reason="this build has no C normal_fill_16 (the pure build)")
 
 MEAN_STD = [(0.0, 1.0), (0.5, 2.0), (-3.0, 1e-3), (1e3, 7.5)]
 
 
-@pytest.fixture(scope="module")
-def pure() -> ModuleType:
-    """engine/random.py as the pure build runs it."""
-    spec = importlib.util.spec_from_file_location("random_in_python",
-                                                  Path(rnd.__file__).with_name("random.py"))
+def _load(name: str) -> ModuleType:
+    """engine/<name>.py as a module of its own, as the pure build runs it."""
+    spec = importlib.util.spec_from_file_location(f"{name}_in_python",
+                                                  Path(rnd.__file__).with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    setattr(module, "NATIVE", None)  # noqa: B010  (a module the type checker does not know)
     return module
+
+
+@pytest.fixture(scope="module")
+def pure() -> ModuleType:
+    """engine/random.py drawing with engine/normal_kernel.py's Python normal_fill_16."""
+    kernel, random = _load("normal_kernel"), _load("random")
+    setattr(kernel, "NATIVE", None)  # noqa: B010  (modules the type checker does not know)
+    setattr(random, "normal_fill_16", kernel.normal_fill_16)  # noqa: B010
+    return random
 
 
 def _uniforms(seed: int, rows: int) -> np.ndarray:
@@ -57,7 +67,7 @@ def test_the_c_rows_are_the_pythons_to_the_bit(pure: ModuleType, mean: float,
                                                std: float) -> None:
     for seed in range(40):
         data = _uniforms(seed, 1 + seed % 7 * 50)
-        got, want = rnd.normal_fill_16(data, mean, std), pure.normal_fill_16(data, mean, std)
+        got, want = fill(data, mean, std), pure.normal_fill_16(data, mean, std)
         assert got.dtype == want.dtype == np.float32
         assert _bits(got) == _bits(want), seed
 
@@ -67,14 +77,14 @@ def test_a_stride_through_all_uniforms(pure: ModuleType) -> None:
     k = np.arange(1 << 24, dtype=np.int64).reshape(-1, 8)[::37]
     k = np.concatenate([k, k[::-1]], axis=1)
     data = (k.astype(np.float32) * np.float32(2.0 ** -24)).astype(np.float32)
-    assert _bits(rnd.normal_fill_16(data, 0.0, 1.0)) == _bits(pure.normal_fill_16(data, 0.0, 1.0))
+    assert _bits(fill(data, 0.0, 1.0)) == _bits(pure.normal_fill_16(data, 0.0, 1.0))
 
 
 def test_the_c_reads_any_layout_of_rows(pure: ModuleType) -> None:
     data = np.asfortranarray(_uniforms(3, 20))
-    assert _bits(rnd.normal_fill_16(data, 0.0, 1.0)) == _bits(pure.normal_fill_16(data, 0.0, 1.0))
+    assert _bits(fill(data, 0.0, 1.0)) == _bits(pure.normal_fill_16(data, 0.0, 1.0))
     wide = _uniforms(4, 30).reshape(10, 48)[:, 16:32]                  # strided rows
-    assert _bits(rnd.normal_fill_16(wide, 0.0, 1.0)) == _bits(pure.normal_fill_16(wide, 0.0, 1.0))
+    assert _bits(fill(wide, 0.0, 1.0)) == _bits(pure.normal_fill_16(wide, 0.0, 1.0))
 
 
 SIZES = [1, 2, 7, 15, 16, 17, 31, 32, 33, 48, 100, 256, 1000, 4099]
@@ -103,7 +113,7 @@ def test_normal_with_the_c_is_normal_without(pure: ModuleType, mean: float,
 
 def test_float64_takes_the_python(pure: ModuleType) -> None:
     data = _uniforms(5, 4).astype(np.float64)
-    assert _bits(rnd.normal_fill_16(data, 0.0, 1.0)) == _bits(pure.normal_fill_16(data, 0.0, 1.0))
+    assert _bits(fill(data, 0.0, 1.0)) == _bits(pure.normal_fill_16(data, 0.0, 1.0))
 
 
 def test_misuse_is_an_error_not_a_crash() -> None:

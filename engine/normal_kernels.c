@@ -1,14 +1,14 @@
-/* random.py's normal_fill_16 on float32 rows in C, for the compiled build: torch.randn's
+/* normal_kernel.py's normal_fill_16 on float32 rows in C, for the compiled build: torch.randn's
  * Box-Muller on rows of 16 uniforms, with avx_mathfun.h's log256_ps and sincos256_ps,
  * an element at a time.
  *
- * random.py `normal_fill_16` is the definition, and what the pure build runs; this file
+ * normal_kernel.py `normal_fill_16` is the definition, and what the pure build runs; this file
  * follows it line by line (Note [Normal samples in C] there says why it exists and what it
  * measured). Each float operation rounds to float32, as the vector instructions do (x86-64
  * evaluates float arithmetic in float32: FLT_EVAL_METHOD 0); built with -ffp-contract=off,
- * only the fmaf calls written here are fused, one for each of random.py's
+ * only the fmaf calls written here are fused, one for each of normal_kernel.py's
  * `fma(..., FLOAT32)` (which emulates a fused multiply-add from float64). The constants
- * are random.py's Python floats rounded to float32, `(float)` of the double as `F32(...)`
+ * are normal_kernel.py's Python floats rounded to float32, `(float)` of the double as `F32(...)`
  * rounds them. Where the CPU has FMA instructions the loop is compiled for them (C's fmaf
  * is otherwise a library call, correct but much slower); either way the bits are the same.
  */
@@ -22,7 +22,7 @@
 #define ROW 16                      /* NormalFill16: 8 radii, then 8 angles */
 #define HALF 8
 
-/* random.py's LOG_P, SINCOF, COSCOF and MINUS_DP, as Python floats (doubles) */
+/* normal_kernel.py's LOG_P, SINCOF, COSCOF and MINUS_DP, as Python floats (doubles) */
 static const double LOG_P[9] = {7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
                                 -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
                                 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1};
@@ -184,12 +184,12 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "random_kernels",
-    "random.py's float32 normal_fill_16 in C, for the compiled build.", -1, methods,
+    PyModuleDef_HEAD_INIT, "normal_kernels",
+    "normal_kernel.py's float32 normal_fill_16 in C, for the compiled build.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit_random_kernels(void)
+PyMODINIT_FUNC PyInit_normal_kernels(void)
 {
 #ifdef HAS_FMA_BUILD
     __builtin_cpu_init();
