@@ -43,10 +43,16 @@ COMPILED = [
 # Matched above but left pure: a subclass of tuple, which mypyc cannot compile.
 PURE = {"app/language/size.py"}
 # Kernels written in C beside the Python that defines them and that the pure build runs
-# (engine/functions/softmax_kernel.py, Note [The kernels in C]; engine/optim.py, Note
-# [Adam in C]). No contraction of a * b + c into a fused multiply-add but where the C
-# asks for one (fmaf).
+# (each module's Note says why, what it measured, and which test holds the two to each
+# other: engine/functions/softmax_kernel.py, Note [The kernels in C]; engine/optim.py,
+# Note [Adam in C]; chains.py, summation.py, nll_sums.py, printing.py and normal_kernel.py). No
+# contraction of a * b + c into a fused multiply-add but where the C asks for one (fmaf).
 C_KERNELS = {"engine.functions.sleef_kernels": "engine/functions/sleef_kernels.c",
+             "engine.functions.chain_kernels": "engine/functions/chain_kernels.c",
+             "engine.functions.nll_kernels": "engine/functions/nll_kernels.c",
+             "engine.functions.sum_kernels": "engine/functions/sum_kernels.c",
+             "engine.printing_kernels": "engine/printing_kernels.c",
+             "engine.normal_kernels": "engine/normal_kernels.c",
              "engine.optim_kernels": "engine/optim_kernels.c"}
 C_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"]
 
