@@ -1,5 +1,6 @@
 /* printing.py's `_Formatter` for float32 and float64 values in C, for the compiled build:
- * the notation, the width and the aligned text of every value of a tensor.
+ * the notation, the width and the aligned text of every value of a tensor, and the whole
+ * body `format_values` writes of them (`_nested`, `_vector`) when it is not summarised.
  *
  * printing.py `_Formatter.__init__` and `_aligned` are the definition, and what the pure
  * build runs; this file follows them (Note [Printing in C] there says why it exists and
@@ -87,60 +88,88 @@ static Py_ssize_t widest(const double *extremes, int count, char code, int preci
     return width;
 }
 
+/* `_Formatter.__init__`'s facts, and how `_aligned` then writes each value. */
+typedef struct {
+    int int_mode, sci_mode, whole, precision;
+    char code;
+    Py_ssize_t max_width;
+} Facts;
+
+/* The facts of `size` values (0 on success; -1 with an exception set). */
+static int facts_of(const void *buf, int is_float32, Py_ssize_t size, Facts *f)
+{
+    Range r = range_of(buf, is_float32, size);
+    /* no finite non-zero value: int_mode, not sci_mode, width 1 (the Python's defaults) */
+    f->int_mode = 1;
+    f->sci_mode = 0;
+    f->max_width = 1;
+    f->code = 'f';
+    f->precision = 0;
+    f->whole = 1;
+    if (!r.positives && !r.negatives)
+        return 0;
+    /* the smallest and the largest magnitude (the negatives' largest is -min) */
+    double lo = r.positives ? r.positive_min : INFINITY;
+    double hi = r.positives ? r.positive_max : 0.0;
+    if (r.negatives && -r.negative_max < lo)
+        lo = -r.negative_max;
+    if (r.negatives && -r.negative_min > hi)
+        hi = -r.negative_min;
+    f->int_mode = r.int_mode;
+    f->sci_mode = hi / lo > 1000.0 || hi > 1.0e8 || lo < 1.0e-4;
+    double extremes[4];
+    int count = 0;
+    if (r.positives) {
+        extremes[count++] = r.positive_min;
+        extremes[count++] = r.positive_max;
+    }
+    if (r.negatives) {
+        extremes[count++] = r.negative_min;
+        extremes[count++] = r.negative_max;
+    }
+    /* `_aligned`'s order: sci_mode first, then int_mode, then 4 decimals */
+    f->whole = !f->sci_mode && f->int_mode;
+    f->code = f->sci_mode ? 'e' : 'f';
+    f->precision = f->whole ? 0 : 4;
+    f->max_width = widest(extremes, count, f->code, f->precision, f->whole);
+    return f->max_width < 0 ? -1 : 0;
+}
+
+/* A C-contiguous float32 or float64 buffer (0), or -1 with an exception set. */
+static int float_buffer(PyObject *values, Py_buffer *view, int *is_float32)
+{
+    if (PyObject_GetBuffer(values, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    *is_float32 = view->itemsize == 4 && view->format != NULL && strcmp(view->format, "f") == 0;
+    int is_float64 = view->itemsize == 8 && view->format != NULL && strcmp(view->format, "d") == 0;
+    if (!*is_float32 && !is_float64) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "a C-contiguous float32 or float64 buffer was expected");
+        return -1;
+    }
+    return 0;
+}
+
+static double value_at(const Py_buffer *view, int is_float32, Py_ssize_t i)
+{
+    return is_float32 ? (double)((const float *)view->buf)[i] : ((const double *)view->buf)[i];
+}
+
 /* formatted(values) -> (int_mode, sci_mode, max_width, cells) for a C-contiguous float32
  * or float64 buffer: `_Formatter.__init__`'s facts and the values' texts in C order. */
 static PyObject *py_formatted(PyObject *self, PyObject *values)
 {
     (void)self;
     Py_buffer view;
-    if (PyObject_GetBuffer(values, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    int is_float32;
+    if (float_buffer(values, &view, &is_float32) < 0)
         return NULL;
-    int is_float32 = view.itemsize == 4 && view.format != NULL && strcmp(view.format, "f") == 0;
-    int is_float64 = view.itemsize == 8 && view.format != NULL && strcmp(view.format, "d") == 0;
-    if (!is_float32 && !is_float64) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_TypeError, "a C-contiguous float32 or float64 buffer was expected");
-        return NULL;
-    }
     Py_ssize_t size = view.len / view.itemsize;
-    Range r = range_of(view.buf, is_float32, size);
-
-    /* no finite non-zero value: int_mode, not sci_mode, width 1 (the Python's defaults) */
-    int int_mode = 1, sci_mode = 0;
-    Py_ssize_t max_width = 1;
-    char code = 'f';
-    int precision = 0, whole = 1;
-    if (r.positives || r.negatives) {
-        /* the smallest and the largest magnitude (the negatives' largest is -min) */
-        double lo = r.positives ? r.positive_min : INFINITY;
-        double hi = r.positives ? r.positive_max : 0.0;
-        if (r.negatives && -r.negative_max < lo)
-            lo = -r.negative_max;
-        if (r.negatives && -r.negative_min > hi)
-            hi = -r.negative_min;
-        int_mode = r.int_mode;
-        sci_mode = hi / lo > 1000.0 || hi > 1.0e8 || lo < 1.0e-4;
-        double extremes[4];
-        int count = 0;
-        if (r.positives) {
-            extremes[count++] = r.positive_min;
-            extremes[count++] = r.positive_max;
-        }
-        if (r.negatives) {
-            extremes[count++] = r.negative_min;
-            extremes[count++] = r.negative_max;
-        }
-        /* `_aligned`'s order: sci_mode first, then int_mode, then 4 decimals */
-        whole = !sci_mode && int_mode;
-        code = sci_mode ? 'e' : 'f';
-        precision = whole ? 0 : 4;
-        max_width = widest(extremes, count, code, precision, whole);
-    }
-    PyObject *cells = max_width < 0 ? NULL : PyList_New(size);
+    Facts f;
+    PyObject *cells = facts_of(view.buf, is_float32, size, &f) < 0 ? NULL : PyList_New(size);
     for (Py_ssize_t i = 0; cells != NULL && i < size; i++) {
-        double v = is_float32 ? (double)((const float *)view.buf)[i]
-                              : ((const double *)view.buf)[i];
-        PyObject *text = aligned(v, code, precision, whole, max_width);
+        PyObject *text = aligned(value_at(&view, is_float32, i), f.code, f.precision, f.whole,
+                                 f.max_width);
         if (text == NULL)
             Py_CLEAR(cells);
         else
@@ -149,14 +178,163 @@ static PyObject *py_formatted(PyObject *self, PyObject *values)
     PyBuffer_Release(&view);
     if (cells == NULL)
         return NULL;
-    return Py_BuildValue("(NNnN)", PyBool_FromLong(int_mode), PyBool_FromLong(sci_mode),
-                         max_width, cells);
+    return Py_BuildValue("(NNnN)", PyBool_FromLong(f.int_mode), PyBool_FromLong(f.sci_mode),
+                         f.max_width, cells);
+}
+
+/* -- the whole body: `_nested` and `_vector` over the cells, into one text ---------------- */
+
+#define LINE_WIDTH 80
+
+/* A text being written: ASCII bytes, grown as needed. */
+typedef struct {
+    char *bytes;
+    Py_ssize_t length, capacity;
+} Text;
+
+/* Room for n more bytes (0), or -1 with an exception set. */
+static int reserve(Text *t, Py_ssize_t n)
+{
+    if (t->length + n <= t->capacity)
+        return 0;
+    Py_ssize_t capacity = 2 * (t->length + n) + 64;
+    char *grown = PyMem_Realloc(t->bytes, (size_t)capacity);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->bytes = grown;
+    t->capacity = capacity;
+    return 0;
+}
+
+static int put(Text *t, const char *bytes, Py_ssize_t n)
+{
+    if (reserve(t, n) < 0)
+        return -1;
+    memcpy(t->bytes + t->length, bytes, (size_t)n);
+    t->length += n;
+    return 0;
+}
+
+/* c, n times (nothing if n <= 0) */
+static int put_repeated(Text *t, char c, Py_ssize_t n)
+{
+    if (n <= 0)
+        return 0;
+    if (reserve(t, n) < 0)
+        return -1;
+    memset(t->bytes + t->length, c, (size_t)n);
+    t->length += n;
+    return 0;
+}
+
+/* The values' cells, each as `_aligned` writes it. */
+typedef struct {
+    const Py_buffer *view;
+    int is_float32;
+    const Facts *facts;
+    Py_ssize_t next;            /* the next value, in C order */
+} Cells;
+
+static int put_cell(Text *t, Cells *c)
+{
+    double v = value_at(c->view, c->is_float32, c->next++);
+    const Facts *f = c->facts;
+    char *digits = PyOS_double_to_string(v, f->code, f->precision, 0, NULL);
+    if (digits == NULL)
+        return -1;
+    Py_ssize_t length = (Py_ssize_t)strlen(digits);
+    int dot = f->whole && isfinite(v);
+    int failed = put_repeated(t, ' ', f->max_width - length - dot) < 0   /* (none if <= 0) */
+                 || put(t, digits, length) < 0 || (dot && put(t, ".", 1) < 0);
+    PyMem_Free(digits);
+    return failed ? -1 : 0;
+}
+
+/* `_vector`: one row, `per_line` values a line. */
+static int put_vector(Text *t, Cells *c, Py_ssize_t n, Py_ssize_t indent)
+{
+    Py_ssize_t per_line = (LINE_WIDTH - indent) / (c->facts->max_width + 2);
+    if (per_line < 1)
+        per_line = 1;
+    if (put(t, "[", 1) < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k > 0 && k % per_line == 0) {
+            if (put(t, ",\n", 2) < 0 || put_repeated(t, ' ', indent + 1) < 0)
+                return -1;
+        } else if (k > 0 && put(t, ", ", 2) < 0) {
+            return -1;
+        }
+        if (put_cell(t, c) < 0)
+            return -1;
+    }
+    return put(t, "]", 1);
+}
+
+/* `_nested`: rows of rows, a blank line between blocks for each dimension above two. */
+static int put_nested(Text *t, Cells *c, const Py_ssize_t *shape, int ndim, Py_ssize_t indent)
+{
+    if (ndim == 1)
+        return put_vector(t, c, shape[0], indent);
+    if (put(t, "[", 1) < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < shape[0]; k++) {
+        if (k > 0 && (put(t, ",", 1) < 0 || put_repeated(t, '\n', ndim - 1) < 0
+                      || put_repeated(t, ' ', indent + 1) < 0))
+            return -1;
+        if (put_nested(t, c, shape + 1, ndim - 1, indent + 1) < 0)
+            return -1;
+    }
+    return put(t, "]", 1);
+}
+
+/* body(values, indent) -> str: `format_values` of a C-contiguous float32 or float64 array
+ * of at least one dimension and one value that is not summarised. */
+static PyObject *py_body(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "body(values, indent) takes 2 arguments");
+        return NULL;
+    }
+    Py_ssize_t indent = PyLong_AsSsize_t(args[1]);
+    if (indent == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer view;
+    int is_float32;
+    if (float_buffer(args[0], &view, &is_float32) < 0)
+        return NULL;
+    Py_ssize_t size = view.len / view.itemsize;
+    if (view.ndim < 1 || size < 1 || indent < 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "values of at least one dimension and one value, "
+                        "and an indent of 0 or more, were expected");
+        return NULL;
+    }
+    Facts f;
+    Text t = {NULL, 0, 0};
+    Cells c = {&view, is_float32, &f, 0};
+    PyObject *text = NULL;
+    if (facts_of(view.buf, is_float32, size, &f) == 0
+            && put_nested(&t, &c, view.shape, view.ndim, indent) == 0) {
+        text = PyUnicode_New(t.length, 127);
+        if (text != NULL)
+            memcpy(PyUnicode_1BYTE_DATA(text), t.bytes, (size_t)t.length);
+    }
+    PyMem_Free(t.bytes);
+    PyBuffer_Release(&view);
+    return text;
 }
 
 static PyMethodDef methods[] = {
     {"formatted", py_formatted, METH_O,
      "formatted(values) -> (int_mode, sci_mode, max_width, cells): printing.py's "
      "_Formatter for a C-contiguous float32 or float64 buffer"},
+    {"body", (PyCFunction)(void (*)(void))py_body, METH_FASTCALL,
+     "body(values, indent) -> str: printing.py's format_values of a C-contiguous float32 or "
+     "float64 array that is not summarised"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -51,6 +51,15 @@ def _check(values: np.ndarray) -> None:
     int_mode, sci_mode, max_width, cells = got
     assert type(int_mode) is bool and type(sci_mode) is bool and type(max_width) is int
     assert type(cells) is list and all(type(c) is str for c in cells)
+    if values.ndim and 0 < values.size <= printing.THRESHOLD:
+        _check_body(values, len(printing.PREFIX))
+
+
+def _check_body(values: np.ndarray, indent: int) -> None:
+    """The C's whole body is the pure `format_values`' (`_nested` over the cells)."""
+    assert printing_kernels is not None
+    want = PURE.format_values(values, indent)
+    assert printing_kernels.body(np.ascontiguousarray(values), indent) == want, values
 
 
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan]
@@ -176,3 +185,36 @@ def test_the_engines_formatter_matches_the_python(values: np.ndarray) -> None:
     for v in values.reshape(-1)[:3]:
         assert got.format(v) == want.format(v)
     assert printing.format_values(values) == PURE.format_values(values)
+
+
+@pytest.mark.parametrize("shape", [(1,), (5,), (13,), (100,), (1000,), (1, 1), (3, 1), (1, 7),
+                                   (8, 32), (32, 4), (2, 3, 4), (4, 1, 5), (2, 2, 2, 3),
+                                   (1, 1, 1, 1, 2), (10, 100)])
+@pytest.mark.parametrize("indent", [0, 7, 8, 30, 76, 79, 80, 95])
+def test_the_whole_body_is_format_values(shape: tuple[int, ...], indent: int) -> None:
+    """`body`: rows wrapped at 80 columns after the indent, blocks of rows apart, nested
+    rows indented one more, for every notation."""
+    rng = np.random.default_rng(len(shape) * 100 + indent)
+    for dtype in DTYPES:
+        for scale in (1.0, 1e-6, 1e9):
+            values = (rng.standard_normal(shape) * scale).astype(dtype)
+            _check_body(values, indent)
+            _check_body(np.round(values), indent)
+        values = rng.standard_normal(shape).astype(dtype)
+        values.flat[0] = np.nan
+        _check_body(values, indent)
+        _check_body(np.zeros(shape, dtype), indent)
+    transposed = rng.standard_normal(shape[::-1]).astype(np.float32).T
+    assert printing.format_values(transposed, indent) == PURE.format_values(transposed, indent)
+
+
+def test_a_body_needs_a_dimension_and_a_value() -> None:
+    assert printing_kernels is not None
+    with pytest.raises(ValueError):
+        printing_kernels.body(np.zeros((), np.float32), 7)
+    with pytest.raises(ValueError):
+        printing_kernels.body(np.zeros((0, 3), np.float32), 7)
+    with pytest.raises(ValueError):
+        printing_kernels.body(np.zeros(3, np.float32), -1)
+    with pytest.raises(TypeError):
+        printing_kernels.body(np.zeros(3, np.int64), 7)
