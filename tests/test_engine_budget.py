@@ -57,11 +57,11 @@ notes that say what they measured. The C itself (engine/functions/sleef_kernels.
 engine/optim_kernels.c, 470 lines) is not counted: the Python beside it stays the
 definition a student reads, and tests hold the two to the same bits.
 
-Raised to 11,100 for five more C twins in the compiled build, for a small network's
+Raised to 11,150 for five more C twins in the compiled build, for a small network's
 training loop (issue 14): matrix products' chains (Note [The chains in C]), the sum
-kernel's loops (Note [Sums in C]), nll_loss's cascade (Note [The cascade in C]), a float
-tensor's print facts and texts (Note [Printing in C]) and randn's Box-Muller rows (Note
-[Normal samples in C]). Their Python is what it was; the lines are the notes that say what
+kernel's loops (Note [Sums in C]), nll_loss's cascade and its backward's scatter (Note
+[The cascade in C]), a float tensor's printed text (Note [Printing in C]) and randn's
+Box-Muller rows (Note [Normal samples in C]). Their Python is what it was; the lines are the notes that say what
 each measured, the sum loop's path into C, and one loader for all C modules
 (engine/native.py). The C (engine/**/*.c, 1,534 lines) is not counted.
 """
@@ -80,7 +80,7 @@ from tests.matching import ROOT
 
 ENGINE = ROOT / "engine"
 MODULE_LINES = 300
-ENGINE_LINES = 11_100
+ENGINE_LINES = 11_150
 FORBIDDEN = {"app", "fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn",
              "jinja2", "json"}
 

@@ -64,3 +64,30 @@ def test_misuse_is_an_error_not_a_crash() -> None:
         nll_sums.NATIVE.cascade(rows, np.zeros(2, np.int64), np.ones(2, np.float32), -100, out)
     with pytest.raises(ValueError):
         nll_sums.NATIVE.cascade(rows.astype(np.float64), np.zeros(2, np.int64), None, -100, out)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_c_scatter_is_the_fancy_assignment(dtype: type) -> None:
+    """nll_loss_backward's gradient of a reduced loss: the share (times the class weight)
+    at each kept sample's target, zeros elsewhere, to the bit."""
+    rng = np.random.default_rng(17)
+    ctx = AutogradContext()
+    for batch in (1, 2, 8, 33, 500):
+        for trial in range(4):
+            classes = int(rng.integers(1, 9))
+            targets = rng.integers(0, classes, batch)
+            if trial % 2:
+                targets[rng.random(batch) < 0.3] = -100
+            share: np.ndarray = np.asarray(-rng.standard_normal() / batch, dtype)
+            weight = (Tensor(rng.uniform(0.1, 3.0, classes).astype(dtype), ctx)
+                      if trial >= 2 else None)
+            got: np.ndarray = np.zeros((batch, classes), dtype)
+            nll_sums.scattered(got, targets, share, weight, -100)
+            want: np.ndarray = np.zeros((batch, classes), dtype)
+            (kept,) = (targets != -100).nonzero()
+            want[kept, targets[kept]] = (share if weight is None
+                                         else weight.data[targets[kept]] * share)
+            assert got.tobytes() == want.tobytes(), (batch, trial)
+    with pytest.raises(errors.TorchError, match="Target 5 is out of bounds"):
+        nll_sums.scattered(np.zeros((2, 3), np.float32), np.array([0, 5]),
+                           np.float32(1.0), None, -100)

@@ -21,7 +21,7 @@ from engine.functions.arithmetic import (
     neg,
 )
 from engine.functions.loss import _check_reduction
-from engine.functions.nll_sums import cascaded_sums, in_bounds
+from engine.functions.nll_sums import cascaded_sums, in_bounds, scattered
 from engine.node import Node
 from engine.tensor import Tensor, as_array
 
@@ -71,14 +71,14 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
     dt = self.data.dtype
     values = np.zeros(self.shape, dtype=dt)
     out = values.reshape(1, -1) if self.ndim == 1 else values
-    samples, classes = _counted(_at_least_1d(target.data), ignore_index)
-    g = grad_output.data.astype(dt)
+    targets, g = _at_least_1d(target.data), grad_output.data.astype(dt)
     if reduction == "none":          # -w * grad_output[i]
+        samples, classes = _counted(targets, ignore_index)
         g = np.broadcast_to(g, target.shape or (1,))[samples]
         out[samples, classes] = -_class_weights(weight, classes, dt) * g
     else:                            # w * -(grad_output / total_weight), as the kernel has it
         share = -(g / total_weight.data if reduction == "mean" else g)
-        out[samples, classes] = share if weight is None else weight.data[classes] * share
+        scattered(out, targets, share, weight, ignore_index)
     result = recorded(NllLossBackwardBackward0, values, [grad_output, self], grad_output)
     if result.grad_fn is not None:
         for name, value in (("ignore_index", ignore_index), ("reduction", reduction),

@@ -1,5 +1,6 @@
 /* nll_sums.py's `cascaded_sums` in C, for the compiled build: a reduced nll_loss and its
- * total weight, added in the cascade of LossNLL.cpp's `nll_loss_out_frame`.
+ * total weight, added in the cascade of LossNLL.cpp's `nll_loss_out_frame`; and `scattered`,
+ * its backward's gradient for a reduced loss (`nll_loss_backward_out_frame`).
  *
  * nll_sums.py is the definition, and what the pure build runs; this file follows it line
  * by line (Note [The cascade in C] there says why it exists and what it measured). Each
@@ -75,6 +76,26 @@ static int bit_length(uint64_t n)
 
 CASCADE(float_cascade, float)
 CASCADE(double_cascade, double)
+
+/* out[b, targets[b]] = share (times the target's class weight) for each sample not ignored;
+ * out is batch x classes, C-contiguous. Returns -1, or the first sample out of range. */
+#define SCATTER(NAME, T)                                                                  \
+    static Py_ssize_t NAME(T *out, Py_ssize_t classes, const int64_t *targets,             \
+                           Py_ssize_t batch, T share, const T *weights, int64_t ignore_index) \
+    {                                                                                     \
+        for (Py_ssize_t b = 0; b < batch; b++) {                                          \
+            int64_t t = targets[b];                                                       \
+            if (t == ignore_index)                                                        \
+                continue;                                                                 \
+            if (t < 0 || t >= classes)                                                    \
+                return b;                                                                 \
+            out[b * classes + t] = weights == NULL ? share : weights[t] * share;          \
+        }                                                                                 \
+        return -1;                                                                        \
+    }
+
+SCATTER(float_scatter, float)
+SCATTER(double_scatter, double)
 
 /* -- Python's side: buffers in, the output buffer written ------------------------------- */
 
@@ -154,7 +175,73 @@ rows_taken:
     return NULL;
 }
 
+/* scatter(out, targets, share, weights or None, ignore_index): nll_loss_backward's gradient
+ * of a reduced loss written into out (zeros); None, or the first sample out of range. */
+static PyObject *py_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "scatter(out, targets, share, weights, ignore_index) takes 5 arguments");
+        return NULL;
+    }
+    long long ignore_index = PyLong_AsLongLong(args[4]);
+    if (ignore_index == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer out, targets, share, weights;
+    if (PyObject_GetBuffer(args[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT
+                                          | PyBUF_WRITABLE) < 0)
+        return NULL;
+    const char *format = out.format == NULL ? "" : out.format;
+    int is_float = strcmp(format, "f") == 0, is_double = strcmp(format, "d") == 0;
+    if (out.ndim != 2 || !(is_float || is_double)) {
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_ValueError, "a 2-d float32 or float64 output was expected");
+        return NULL;
+    }
+    const char *int64 = sizeof(long) == 8 ? "l" : "q";
+    int have_weights = args[3] != Py_None;
+    if (buffer(args[1], &targets, 1, int64, PyBUF_C_CONTIGUOUS) < 0)
+        goto out_taken;
+    if (buffer(args[2], &share, 0, format, PyBUF_C_CONTIGUOUS) < 0)
+        goto targets_taken;
+    if (have_weights && buffer(args[3], &weights, 1, format, PyBUF_C_CONTIGUOUS) < 0)
+        goto share_taken;
+    Py_ssize_t batch = out.shape[0], classes = out.shape[1];
+    if (targets.shape[0] != batch || (have_weights && weights.shape[0] != classes)) {
+        PyErr_SetString(PyExc_ValueError, "a target per row and a weight per class expected");
+        goto weights_taken;
+    }
+    Py_ssize_t bad = is_float
+        ? float_scatter(out.buf, classes, targets.buf, batch, *(const float *)share.buf,
+                        have_weights ? weights.buf : NULL, ignore_index)
+        : double_scatter(out.buf, classes, targets.buf, batch, *(const double *)share.buf,
+                         have_weights ? weights.buf : NULL, ignore_index);
+    if (have_weights)
+        PyBuffer_Release(&weights);
+    PyBuffer_Release(&share);
+    PyBuffer_Release(&targets);
+    PyBuffer_Release(&out);
+    if (bad < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromSsize_t(bad);
+
+weights_taken:
+    if (have_weights)
+        PyBuffer_Release(&weights);
+share_taken:
+    PyBuffer_Release(&share);
+targets_taken:
+    PyBuffer_Release(&targets);
+out_taken:
+    PyBuffer_Release(&out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"scatter", (PyCFunction)(void (*)(void))py_scatter, METH_FASTCALL,
+     "scatter(out, targets, share, weights, ignore_index): a reduced nll_loss's gradient "
+     "written into out; None, or the first sample whose target is out of range"},
     {"cascade", (PyCFunction)(void (*)(void))py_cascade, METH_FASTCALL,
      "cascade(rows, targets, weights, ignore_index, out): a reduced nll_loss and its total "
      "weight in out; None, or the first sample whose target is out of range"},
@@ -163,7 +250,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "nll_kernels",
-    "nll_sums.py's cascade in C, for the compiled build.", -1, methods,
+    "nll_sums.py's cascade and its backward's scatter in C, for the compiled build.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
