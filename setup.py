@@ -45,8 +45,9 @@ PURE = {"app/language/size.py"}
 # Kernels written in C beside the Python that defines them and that the pure build runs
 # (each module's Note says why, what it measured, and which test holds the two to each
 # other: engine/functions/softmax_kernel.py, Note [The kernels in C]; engine/optim.py,
-# Note [Adam in C]; chains.py, summation.py, nll_sums.py, printing.py and normal_kernel.py). No
-# contraction of a * b + c into a fused multiply-add but where the C asks for one (fmaf).
+# Note [Adam in C]; engine/functions/chains.py, summation.py and nll_sums.py;
+# engine/printing.py and normal_kernel.py). No contraction of a * b + c into a fused
+# multiply-add but where the C asks for one (fmaf).
 C_KERNELS = {"engine.functions.sleef_kernels": "engine/functions/sleef_kernels.c",
              "engine.functions.chain_kernels": "engine/functions/chain_kernels.c",
              "engine.functions.nll_kernels": "engine/functions/nll_kernels.c",
