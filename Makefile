@@ -75,7 +75,7 @@ bench: $(VENV)/.installed-test
 # build/compiled.sources changes when a module is added or removed. Nothing compiled is
 # ever beside the sources: `make run` and the tests above run them as they are.
 COMPILED := build/compiled
-SOURCES  := $(shell find app engine -name '*.py' -o -name '*.c' | LC_ALL=C sort)
+SOURCES  := $(shell find app engine -name '*.py' -o -name '*.c' -o -name '*.h' | LC_ALL=C sort)
 # `app` and `engine` from build/compiled, `tests` and `bench` from here; PYTHONSAFEPATH
 # keeps the current directory from going first on sys.path.
 WITH_COMPILED := PYTHONSAFEPATH=1 PYTHONPATH=$(CURDIR)/$(COMPILED):$(CURDIR)

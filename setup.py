@@ -77,7 +77,8 @@ def ext_modules() -> list[object]:
     paths = sorted(path for pattern in COMPILED for path in glob.glob(pattern)
                    if path not in PURE)
     print(f"autograd-lab: compiling {len(paths)} modules with mypyc", file=sys.stderr)
-    kernels = [Extension(name, [source], extra_compile_args=C_FLAGS)
+    kernels = [Extension(name, [source], extra_compile_args=C_FLAGS,
+                         depends=["engine/kernel_buffers.h"])
                for name, source in C_KERNELS.items()]
     return [*mypycify(paths, opt_level="3", group_name="autograd_lab",
                       target_dir="build/mypyc"), *kernels]

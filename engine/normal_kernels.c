@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_buffers.h"
+
 #define ROW 16                      /* NormalFill16: 8 radii, then 8 angles */
 #define HALF 8
 
@@ -121,19 +123,6 @@ NORMAL_FILL_16(normal_fill_16_fma, __attribute__((target("fma"))))
 static int cpu_has_fma = 0;
 
 /* -- Python's side: buffers in, the output buffer written ------------------------------- */
-
-static int float32_buffer(PyObject *obj, Py_buffer *view, int writable)
-{
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
-        return -1;
-    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "a C-contiguous float32 buffer was expected");
-        return -1;
-    }
-    return 0;
-}
 
 /* normal_fill_16(data, out, mean, std): out gets the normal samples of data's rows of 16
  * uniforms; both C-contiguous float32 of one size, mean and std rounded to float32. */

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernel_buffers.h"
+
 /* The float32 scalars of one step, taken in float32 as optim.py's `dt(...)` takes them. */
 typedef struct {
     int maximize, weight_decays, lerp_from_start;
@@ -40,19 +42,6 @@ static void adam(const Step *s, float *param, const float *grad, float *exp_avg,
         float denom = sqrtf(second) / s->bias_correction2_sqrt + s->eps;
         param[i] = param[i] + (exp_avg[i] * s->minus_step_size) / denom;
     }
-}
-
-static int float32_buffer(PyObject *obj, Py_buffer *view, int writable)
-{
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
-        return -1;
-    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "a C-contiguous float32 buffer was expected");
-        return -1;
-    }
-    return 0;
 }
 
 #define ARRAYS 5

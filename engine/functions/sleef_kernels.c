@@ -15,6 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../kernel_buffers.h"
+
 #define LANES 16                    /* Vectorized<float>::size() with AVX512 */
 
 /* -- SLEEF's expf and logf (sleefsimdsp.c: xexpf, xlogf_u1), as softmax_kernel.py has them */
@@ -155,19 +157,6 @@ static void log_softmax_backward_row(const float *g, const float *y, float *out,
 }
 
 /* -- Python's side: buffers in, the output buffer written ------------------------------- */
-
-static int float32_buffer(PyObject *obj, Py_buffer *view, int writable)
-{
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
-        return -1;
-    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "a C-contiguous float32 buffer was expected");
-        return -1;
-    }
-    return 0;
-}
 
 /* The buffers as arrays of floats, all of one length, a whole number of rows of n. */
 static int take_buffers(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t arrays,
