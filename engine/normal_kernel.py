@@ -10,8 +10,6 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from engine import native
-
 FLOAT32: Final = np.dtype(np.float32)
 F32: Final = np.float32
 
@@ -101,8 +99,16 @@ def sincos256_ps(x: npt.NDArray[np.float32]) -> tuple[Floats, Floats]:
 # the two against each other.
 
 
-# the compiled build's C normal_fill_16 (Note [Normal samples in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.normal_kernels")
+def _normal_kernels() -> Any:
+    """The compiled build's C normal_fill_16 (Note [Normal samples in C]), or None."""
+    try:
+        import engine.normal_kernels as normal_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return normal_kernels
+
+
+NATIVE: Final[Any] = _normal_kernels()
 
 
 def normal_fill_16(data: Floats, mean: float, std: float) -> Floats:

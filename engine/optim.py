@@ -24,7 +24,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from engine import native
 from engine.tensor import Tensor
 
 
@@ -139,8 +138,16 @@ def adam_step(param: Tensor, state: AdamState, lr: float, beta1: float, beta2: f
     _write(param, param.data + (state.exp_avg * dt(-step_size)) / denom)
 
 
-# the compiled build's C Adam step (Note [Adam in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.optim_kernels")
+def _optim_kernels() -> Any:
+    """The compiled build's C Adam step (Note [Adam in C]), or None."""
+    try:
+        import engine.optim_kernels as optim_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return optim_kernels
+
+
+NATIVE: Final[Any] = _optim_kernels()
 _F32: Final = np.dtype(np.float32)
 
 

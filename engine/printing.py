@@ -16,7 +16,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from engine import native
 from engine.scalar_printing import format_scalar
 
 PRECISION: Final = 4
@@ -31,8 +30,16 @@ _FLOAT32: Final = np.dtype(np.float32)
 _FLOAT64: Final = np.dtype(np.float64)
 
 
-# the compiled build's C `_Formatter` for floats (Note [Printing in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.printing_kernels")
+def _printing_kernels() -> Any:
+    """The compiled build's C `_Formatter` and body for floats (Note [Printing in C]), or None."""
+    try:
+        import engine.printing_kernels as printing_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return printing_kernels
+
+
+NATIVE: Final[Any] = _printing_kernels()
 
 
 class _Formatter:

@@ -9,14 +9,20 @@ from typing import Any, Final
 
 import numpy as np
 
-from engine import native
-
 F32: Final = np.dtype(np.float32)
 F64: Final = np.dtype(np.float64)
 
 
-# the compiled build's C chains (Note [The chains in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.functions.chain_kernels")
+def _chain_kernels() -> Any:
+    """The compiled build's C chains (Note [The chains in C]), or None."""
+    try:
+        import engine.functions.chain_kernels as chain_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return chain_kernels
+
+
+NATIVE: Final[Any] = _chain_kernels()
 
 
 def float_chains(a: np.ndarray, b: np.ndarray) -> np.ndarray:

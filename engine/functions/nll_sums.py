@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from engine import errors, native
+from engine import errors
 from engine.tensor import Tensor
 
 
@@ -21,8 +21,16 @@ def in_bounds(classes: list[int], n_classes: int) -> None:
 CASCADE_LEVELS = 8
 
 
-# the compiled build's C cascade (Note [The cascade in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.functions.nll_kernels")
+def _nll_kernels() -> Any:
+    """The compiled build's C cascade and scatter (Note [The cascade in C]), or None."""
+    try:
+        import engine.functions.nll_kernels as nll_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return nll_kernels
+
+
+NATIVE: Final[Any] = _nll_kernels()
 _INT64: Final = np.dtype(np.int64)
 
 

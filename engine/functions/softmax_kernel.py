@@ -39,8 +39,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from engine import native
-
 F32: Final = np.dtype(np.float32)
 LANES: Final = 16                  # Vectorized<float>::size() with AVX512
 
@@ -48,8 +46,16 @@ LANES: Final = 16                  # Vectorized<float>::size() with AVX512
 F64: Final = np.dtype(np.float64)
 
 
-# the compiled build's C kernels (Note [The kernels in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.functions.sleef_kernels")
+def _sleef_kernels() -> Any:
+    """The compiled build's C kernels (Note [The kernels in C]), or None."""
+    try:
+        import engine.functions.sleef_kernels as sleef_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return sleef_kernels
+
+
+NATIVE: Final[Any] = _sleef_kernels()
 
 
 def _rows(kernel: Callable[..., None], *arrays: np.ndarray) -> np.ndarray:

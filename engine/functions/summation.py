@@ -43,15 +43,21 @@ from typing import Any, Final
 
 import numpy as np
 
-from engine import native
-
 NUM_LEVELS: Final = 4
 ILP: Final = 4
 VECTOR_BYTES: Final = 32          # AVX2's: the sum kernels are not built for AVX512
 
 
-# the compiled build's C `_kernel` (Note [Sums in C]), or None
-NATIVE: Final[Any] = native.kernels("engine.functions.sum_kernels")
+def _sum_kernels() -> Any:
+    """The compiled build's C `_kernel` (Note [Sums in C]), or None."""
+    try:
+        import engine.functions.sum_kernels as sum_kernels  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return sum_kernels
+
+
+NATIVE: Final[Any] = _sum_kernels()
 IN_C: Final = (np.dtype(np.float32), np.dtype(np.float64))
 
 
